@@ -24,7 +24,7 @@ export function projectTestConfig(overrides: ViteUserConfig['test'] = {}): ViteU
       pool: 'forks',
       testTimeout: 30_000,
       hookTimeout: 30_000,
-      reporters: ['default'],
+      reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
       ...overrides,
     },
   });
