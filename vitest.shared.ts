@@ -1,21 +1,13 @@
-import swc from 'unplugin-swc';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 /**
  * One vitest setup for every project: workspace packages resolve to their TypeScript sources
- * (the `development` export condition), and SWC compiles NestJS decorators with metadata.
+ * (the `development` export condition), and Vite's Oxc transformer compiles NestJS's legacy
+ * decorators with `design:*` metadata, as `tsc` does for the build.
  */
-export function projectTestConfig(overrides: ViteUserConfig['test'] = {}): ViteUserConfig {
+export function projectTestConfig(overrides: NonNullable<ViteUserConfig['test']> = {}): ViteUserConfig {
   return defineConfig({
-    plugins: [
-      swc.vite({
-        jsc: {
-          target: 'es2023',
-          parser: { syntax: 'typescript', decorators: true },
-          transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-        },
-      }),
-    ],
+    oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } },
     resolve: { conditions: ['development'] },
     ssr: { resolve: { conditions: ['development'] } },
     test: {
