@@ -1,3 +1,3 @@
 import { projectTestConfig } from '../../vitest.shared.ts';
 
-export default projectTestConfig();
+export default projectTestConfig({ globalSetup: ['test/build-dist.global.ts'] });

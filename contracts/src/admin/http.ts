@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { EndpointContract } from '../common/routes.js';
+import { MessageResponse, successEnvelope } from '../common/envelope.js';
+import { AccountId, KeyId } from '../common/ids.js';
+import { Plan } from '../common/plans.js';
+import { ApiKeyScopes, ApiKeySecret } from '../quota/keys.js';
+
+/** Account name: optional label, 1–100 characters like a session name. */
+export const AccountName = z
+  .string()
+  .min(1, 'name must be 1–100 characters')
+  .max(100, 'name must be 1–100 characters')
+  .meta({ example: 'Acme support' });
+export type AccountName = z.infer<typeof AccountName>;
+
+// ---- requests (all need a key with the `admin` scope) ----------------------------------------
+
+/** POST /v1/admin/accounts */
+export const CreateAccountBody = z.object({ name: AccountName.optional(), plan: Plan }).strict();
+export type CreateAccountBody = z.infer<typeof CreateAccountBody>;
+
+/** PATCH /v1/admin/accounts/{accountId}: only the plan can change; applies to the next request. */
+export const PatchAccountBody = z.object({ plan: Plan }).strict();
+export type PatchAccountBody = z.infer<typeof PatchAccountBody>;
+
+/** POST /v1/admin/accounts/{accountId}/keys: body optional; scopes default to `["api"]`. */
+export const CreateKeyBody = z.object({ scopes: ApiKeyScopes.optional() }).strict();
+export type CreateKeyBody = z.infer<typeof CreateKeyBody>;
+
+export const AccountIdParams = z.object({ accountId: AccountId });
+export type AccountIdParams = z.infer<typeof AccountIdParams>;
+
+export const KeyIdParams = z.object({ keyId: KeyId });
+export type KeyIdParams = z.infer<typeof KeyIdParams>;
+
+// ---- responses ------------------------------------------------------------------------------
+
+/** `data` of POST /v1/admin/accounts (201). `apiKey` is shown this once and never again. */
+export const CreateAccountResult = z.object({
+  accountId: AccountId,
+  name: AccountName.nullable(),
+  plan: Plan,
+  apiKey: ApiKeySecret,
+});
+export type CreateAccountResult = z.infer<typeof CreateAccountResult>;
+export const CreateAccountResponse = successEnvelope(CreateAccountResult);
+export type CreateAccountResponse = z.infer<typeof CreateAccountResponse>;
+
+/** An account with its current usage: slots held and messages counted today (UTC). */
+export const AccountView = z.object({
+  accountId: AccountId,
+  name: AccountName.nullable(),
+  plan: Plan,
+  activeSessions: z.number().int().min(0),
+  messagesToday: z.number().int().min(0),
+});
+export type AccountView = z.infer<typeof AccountView>;
+export const AccountResponse = successEnvelope(AccountView);
+export type AccountResponse = z.infer<typeof AccountResponse>;
+
+/** `data` of POST /v1/admin/accounts/{id}/keys (201). `apiKey` is shown this once. */
+export const CreateKeyResult = z.object({ keyId: KeyId, apiKey: ApiKeySecret });
+export type CreateKeyResult = z.infer<typeof CreateKeyResult>;
+export const CreateKeyResponse = successEnvelope(CreateKeyResult);
+export type CreateKeyResponse = z.infer<typeof CreateKeyResponse>;
+
+/** DELETE /v1/admin/keys/{keyId}: `{ success: true, message }`. Revoking twice also answers 200. */
+export const RevokeKeyResponse = MessageResponse;
+export type RevokeKeyResponse = MessageResponse;
+
+/** Method, path, and the schemas of each admin endpoint, for routing and OpenAPI. */
+export const ADMIN_ENDPOINTS = {
+  createAccount: { method: 'POST', path: '/v1/admin/accounts', status: 201, body: CreateAccountBody, response: CreateAccountResponse },
+  getAccount: { method: 'GET', path: '/v1/admin/accounts/:accountId', status: 200, params: AccountIdParams, response: AccountResponse },
+  patchAccount: {
+    method: 'PATCH',
+    path: '/v1/admin/accounts/:accountId',
+    status: 200,
+    params: AccountIdParams,
+    body: PatchAccountBody,
+    response: AccountResponse,
+  },
+  createKey: {
+    method: 'POST',
+    path: '/v1/admin/accounts/:accountId/keys',
+    status: 201,
+    params: AccountIdParams,
+    body: CreateKeyBody,
+    response: CreateKeyResponse,
+  },
+  revokeKey: { method: 'DELETE', path: '/v1/admin/keys/:keyId', status: 200, params: KeyIdParams, response: RevokeKeyResponse },
+} as const satisfies Record<string, EndpointContract>;

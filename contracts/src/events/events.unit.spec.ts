@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { EXAMPLE_IDS as ID, EXAMPLE_TIME } from '../examples/ids.js';
+import { messageEventParser } from '../messaging/events.js';
+import { quotaEventParser } from '../quota/events.js';
+import { sessionEventParser } from '../sessions/events.js';
+import { EventMetadata } from './metadata.js';
+import { EventParseError } from './parser.js';
+import { ALL_EVENTS, EVENT_CATEGORY, domainEventParser, subjectForEvent } from './registry.js';
+import { accountStream, messageStream, sessionStream, usageStream } from './streams.js';
+
+const hash = 'a'.repeat(64);
+
+/** One valid v1 event of each type, as a store would return it. */
+const STORED = {
+  SessionCreated: { sessionId: ID.session, accountId: ID.account, name: null, createdAt: EXAMPLE_TIME },
+  QrCodeIssued: { sessionId: ID.session, sequence: 1, fingerprint: '0123456789abcdef', issuedAt: EXAMPLE_TIME, expiresAt: EXAMPLE_TIME },
+  SessionConnected: { sessionId: ID.session, phone: '15551234567', connectedAt: EXAMPLE_TIME },
+  SessionDisconnected: { sessionId: ID.session, reason: 'logged_out', disconnectedAt: EXAMPLE_TIME },
+  SessionTimedOut: { sessionId: ID.session, timedOutAt: EXAMPLE_TIME },
+  SessionFailed: { sessionId: ID.session, code: 'BAD_CREDENTIALS', reason: 'credentials could not be decrypted', failedAt: EXAMPLE_TIME },
+  SessionDeleted: { sessionId: ID.session, previousStatus: 'connected', loggedOut: true, deletedAt: EXAMPLE_TIME },
+  SessionActivityRecorded: { sessionId: ID.session, activity: 'message_sent', at: EXAMPLE_TIME },
+  MessageAccepted: {
+    messageId: ID.message,
+    accountId: ID.account,
+    sessionId: ID.session,
+    to: '15551234567',
+    content: { type: 'media', media: { mediaType: 'image', mimetype: 'image/png', sha256: hash, size: 68 }, caption: 'hi' },
+    quotedMessageId: null,
+    idempotencyKey: 'k-1',
+    usageDay: '2026-11-21',
+    acceptedAt: EXAMPLE_TIME,
+  },
+  MessageSent: { messageId: ID.message, networkMessageId: '3EB0C767D26A1D6F8E2B', sentAt: EXAMPLE_TIME },
+  MessageDelivered: { messageId: ID.message, deliveredAt: EXAMPLE_TIME },
+  MessageRead: { messageId: ID.message, readAt: EXAMPLE_TIME },
+  MessageFailed: { messageId: ID.message, code: 'CHAT_NETWORK_ERROR', message: 'dropped', refundable: true, failedAt: EXAMPLE_TIME },
+  MessageQuotaRefunded: { messageId: ID.message, usageDay: '2026-11-21', refundedAt: EXAMPLE_TIME },
+  AccountOpened: { accountId: ID.account, name: 'Acme', plan: 'free', openedAt: EXAMPLE_TIME },
+  PlanChanged: { accountId: ID.account, from: 'free', to: 'basic', changedAt: EXAMPLE_TIME },
+  ApiKeyIssued: { accountId: ID.account, keyId: ID.key, keyHash: hash, scopes: ['api'], issuedAt: EXAMPLE_TIME },
+  ApiKeyRevoked: { accountId: ID.account, keyId: ID.key, revokedAt: EXAMPLE_TIME },
+  SessionSlotReserved: { accountId: ID.account, sessionId: ID.session, limit: 1, reservedAt: EXAMPLE_TIME },
+  SessionSlotReleased: { accountId: ID.account, sessionId: ID.session, releasedAt: EXAMPLE_TIME },
+  DailyQuotaReserved: { accountId: ID.account, day: '2026-11-21', messageId: ID.message, limit: null, reservedAt: EXAMPLE_TIME },
+  DailyQuotaRefunded: { accountId: ID.account, day: '2026-11-21', messageId: ID.message, refundedAt: EXAMPLE_TIME },
+} as const;
+
+describe('event parsing by type + version', () => {
+  it('has a fixture for every registered event', () => {
+    expect(domainEventParser.keys.slice().sort()).toEqual(Object.keys(STORED).map((t) => `${t}@1`).sort());
+  });
+
+  it.each(Object.entries(STORED))('reads %s@1', (type, data) => {
+    expect(domainEventParser.parse({ type, version: 1, data })).toEqual({ type, version: 1, data });
+  });
+
+  it('routes each service parser to its own events only', () => {
+    expect(sessionEventParser.keys).toHaveLength(8);
+    expect(messageEventParser.keys).toHaveLength(6);
+    expect(quotaEventParser.keys).toHaveLength(8);
+    const result = sessionEventParser.safeParse({ type: 'MessageSent', version: 1, data: STORED.MessageSent });
+    expect(result.ok ? null : result.error.reason).toBe('unknown_type');
+  });
+
+  it('rejects an unknown version of a known event', () => {
+    const result = sessionEventParser.safeParse({ type: 'SessionCreated', version: 2, data: STORED.SessionCreated });
+    expect(result.ok).toBe(false);
+    expect(result.ok ? null : [result.error.reason, result.error.message]).toEqual([
+      'unknown_version',
+      'Cannot read event SessionCreated@2: unknown version',
+    ]);
+  });
+
+  it('throws EventParseError from parse()', () => {
+    expect(() => messageEventParser.parse({ type: 'MessageSent', version: 0, data: STORED.MessageSent })).toThrow(EventParseError);
+    expect(() => messageEventParser.parse({ type: 'MessageExploded', version: 1, data: {} })).toThrow('unknown type');
+  });
+
+  it('rejects data that does not match the version schema, with the issue paths', () => {
+    const result = messageEventParser.safeParse({ type: 'MessageAccepted', version: 1, data: { ...STORED.MessageAccepted, to: '+1' } });
+    expect(result.ok ? [] : [result.error.reason, result.error.issues.map((i) => i.path.join('.'))]).toEqual(['invalid_data', ['data.to']]);
+  });
+
+  it('never stores media bytes or raw keys: the schemas only have room for hashes', () => {
+    const withBytes = { ...STORED.MessageAccepted, content: { ...STORED.MessageAccepted.content, media: { ...STORED.MessageAccepted.content.media, sha256: 'not-a-hash' } } };
+    expect(messageEventParser.safeParse({ type: 'MessageAccepted', version: 1, data: withBytes }).ok).toBe(false);
+    const withKey = { ...STORED.ApiKeyIssued, keyHash: 'sbk_secret_value_0123456789' };
+    expect(quotaEventParser.safeParse({ type: 'ApiKeyIssued', version: 1, data: withKey }).ok).toBe(false);
+  });
+});
+
+describe('event subjects and streams', () => {
+  it('publishes each event on sb.v1.evt.<category>.<Event>', () => {
+    expect(subjectForEvent('SessionConnected')).toBe('sb.v1.evt.session.SessionConnected');
+    expect(subjectForEvent('MessageDelivered')).toBe('sb.v1.evt.message.MessageDelivered');
+    expect(subjectForEvent('ApiKeyRevoked')).toBe('sb.v1.evt.account.ApiKeyRevoked');
+    expect(subjectForEvent('DailyQuotaReserved')).toBe('sb.v1.evt.usage.DailyQuotaReserved');
+    expect(Object.keys(EVENT_CATEGORY)).toHaveLength(ALL_EVENTS.length);
+  });
+
+  it('names streams <category>-<id>', () => {
+    expect(sessionStream(ID.session)).toBe('session-ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R');
+    expect(messageStream(ID.message)).toBe('message-msg_01JD8Z7A1B2C3D4E5F6G7H8J9K');
+    expect(accountStream(ID.account)).toBe('account-acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F');
+    expect(usageStream(ID.account, '2026-11-21')).toBe('usage-acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F-2026-11-21');
+  });
+
+  it('requires the metadata fields, traceparent optional', () => {
+    const meta = { accountId: ID.account, correlationId: 'c1', causationId: 'c0', occurredAt: EXAMPLE_TIME };
+    expect(EventMetadata.parse(meta)).toEqual(meta);
+    expect(EventMetadata.safeParse({ ...meta, traceparent: 'nope' }).success).toBe(false);
+    const { causationId: _dropped, ...withoutCausation } = meta;
+    expect(EventMetadata.safeParse(withoutCausation).error?.issues.map((i) => i.path.join('.'))).toEqual(['causationId']);
+  });
+});

@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import { eventKey } from './define.js';
+import type { EventSchema, RawEvent } from './define.js';
+
+export type EventParseFailure = 'unknown_type' | 'unknown_version' | 'invalid_data';
+
+/** An event read from a store that this code cannot understand: never guess, stop and report. */
+export class EventParseError extends Error {
+  override readonly name = 'EventParseError';
+  constructor(
+    readonly reason: EventParseFailure,
+    readonly eventType: string,
+    readonly eventVersion: number,
+    readonly issues: readonly z.core.$ZodIssue[] = [],
+  ) {
+    super(`Cannot read event ${eventKey(eventType, eventVersion)}: ${reason.replace('_', ' ')}`);
+  }
+}
+
+export type EventParseResult<E> = { ok: true; event: E } | { ok: false; error: EventParseError };
+
+export interface EventParser<E> {
+  /** Validates `data` against the schema registered for exactly this type and version. */
+  safeParse(raw: RawEvent): EventParseResult<E>;
+  /** Like `safeParse`, but throws the EventParseError. */
+  parse(raw: RawEvent): E;
+  /** Every registered `Type@version`. */
+  readonly keys: readonly string[];
+}
+
+/** Builds a parser over a list of event schemas, dispatching on `type` + `version`. */
+export function createEventParser<const S extends readonly EventSchema[]>(schemas: S): EventParser<z.output<S[number]>> {
+  type E = z.output<S[number]>;
+  const byKey = new Map<string, EventSchema>();
+  const types = new Set<string>();
+  for (const schema of schemas) {
+    const key = eventKey(schema.shape.type.value, schema.shape.version.value);
+    if (byKey.has(key)) throw new Error(`Event ${key} is registered twice`);
+    byKey.set(key, schema);
+    types.add(schema.shape.type.value);
+  }
+  const safeParse = (raw: RawEvent): EventParseResult<E> => {
+    const schema = byKey.get(eventKey(raw.type, raw.version));
+    if (schema === undefined) {
+      const reason = types.has(raw.type) ? 'unknown_version' : 'unknown_type';
+      return { ok: false, error: new EventParseError(reason, raw.type, raw.version) };
+    }
+    const result = schema.safeParse({ type: raw.type, version: raw.version, data: raw.data });
+    if (result.success) return { ok: true, event: result.data as E };
+    return { ok: false, error: new EventParseError('invalid_data', raw.type, raw.version, result.error.issues) };
+  };
+  const parse = (raw: RawEvent): E => {
+    const result = safeParse(raw);
+    if (result.ok) return result.event;
+    throw result.error;
+  };
+  return { safeParse, parse, keys: [...byKey.keys()] };
+}

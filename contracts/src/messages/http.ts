@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { EndpointContract } from '../common/routes.js';
+import { successEnvelope } from '../common/envelope.js';
+import { MessageId, SessionId } from '../common/ids.js';
+import { Phone } from '../common/phone.js';
+import { IsoTimestamp } from '../common/time.js';
+import { ErrorCode } from '../errors/codes.js';
+import { MediaSource } from './media.js';
+import { MediaType, MessageStatus, MessageType, SendStatus } from './status.js';
+
+// ---- shared field rules (api-decisions.md § Messages) ---------------------------------------
+
+const len = (field: string, min: number, max: number) =>
+  z.string().min(min, `${field} must be ${min}–${max} characters`).max(max, `${field} must be ${min}–${max} characters`);
+
+export const MessageText = len('text', 1, 4096);
+export const Caption = z.string().max(1024, 'caption must be at most 1024 characters');
+export const Filename = len('filename', 1, 255);
+export const Footer = z.string().max(60, 'footer must be at most 60 characters');
+// Not bounded by the spec; generous limits that still keep a message small.
+export const LocationName = len('name', 1, 256);
+export const LocationAddress = len('address', 1, 1024);
+export const Latitude = z.number().min(-90, 'latitude must be within [-90, 90]').max(90, 'latitude must be within [-90, 90]');
+export const Longitude = z
+  .number()
+  .min(-180, 'longitude must be within [-180, 180]')
+  .max(180, 'longitude must be within [-180, 180]');
+
+/** Button: one quick-reply choice of a buttons message; `id` comes back when the user taps it. */
+export const Button = z
+  .object({ id: len('button id', 1, 256), text: len('button text', 1, 20) })
+  .strict();
+export type Button = z.infer<typeof Button>;
+
+/** Always run: reports duplicate ids even when another button is invalid too. */
+const ALWAYS = { when: () => true };
+
+/** 1–3 buttons whose ids are unique within the message; a duplicate is reported at its own id. */
+export const Buttons = z
+  .array(Button)
+  .min(1, 'buttons must have 1–3 elements')
+  .max(3, 'buttons must have 1–3 elements')
+  .superRefine((buttons: unknown, ctx) => {
+    if (!Array.isArray(buttons)) return;
+    const seen = new Set<unknown>();
+    buttons.forEach((button: unknown, index) => {
+      const id = typeof button === 'object' && button !== null ? (button as { id?: unknown }).id : undefined;
+      if (typeof id !== 'string') return;
+      if (seen.has(id)) {
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: 'button id must be unique within the message' });
+      }
+      seen.add(id);
+    });
+  }, ALWAYS);
+
+const target = { sessionId: SessionId, to: Phone };
+
+// ---- requests ------------------------------------------------------------------------------
+
+/** POST /v1/messages/text */
+export const SendTextBody = z
+  .object({ ...target, text: MessageText, quotedMessageId: MessageId.optional() })
+  .strict();
+export type SendTextBody = z.infer<typeof SendTextBody>;
+
+/** Cross-field rules of a media body: no caption on audio, filename only on documents. */
+function checkMediaFields(value: unknown, ctx: z.RefinementCtx): void {
+  if (typeof value !== 'object' || value === null) return;
+  const { mediaType, caption, filename } = value as Record<string, unknown>;
+  if (mediaType === 'audio' && caption !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['caption'], message: 'caption is not allowed for audio' });
+  }
+  // Only for a valid mediaType: an unknown one is already reported and would make this noise.
+  const known = MediaType.safeParse(mediaType).success;
+  if (known && mediaType !== 'document' && filename !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['filename'], message: 'filename is only allowed for document' });
+  }
+}
+
+/** POST /v1/messages/media */
+export const SendMediaBody = z
+  .object({
+    ...target,
+    mediaType: MediaType,
+    media: MediaSource,
+    caption: Caption.optional(),
+    filename: Filename.optional(),
+  })
+  .strict()
+  .superRefine(checkMediaFields, ALWAYS);
+export type SendMediaBody = z.infer<typeof SendMediaBody>;
+
+/** POST /v1/messages/location */
+export const SendLocationBody = z
+  .object({
+    ...target,
+    latitude: Latitude,
+    longitude: Longitude,
+    name: LocationName.optional(),
+    address: LocationAddress.optional(),
+  })
+  .strict();
+export type SendLocationBody = z.infer<typeof SendLocationBody>;
+
+/** POST /v1/messages/buttons */
+export const SendButtonsBody = z
+  .object({ ...target, text: MessageText, buttons: Buttons, footer: Footer.optional() })
+  .strict();
+export type SendButtonsBody = z.infer<typeof SendButtonsBody>;
+
+/** Path parameters of GET /v1/messages/{messageId}. */
+export const MessageIdParams = z.object({ messageId: MessageId });
+export type MessageIdParams = z.infer<typeof MessageIdParams>;
+
+// ---- responses -----------------------------------------------------------------------------
+
+/**
+ * `data` of a send: 201 with `sent` once acknowledged, 202 with `pending` past the send deadline.
+ * `timestamp` is when the message was accepted.
+ */
+export const SendMessageResult = z.object({ messageId: MessageId, status: SendStatus, timestamp: IsoTimestamp });
+export type SendMessageResult = z.infer<typeof SendMessageResult>;
+export const SendMessageResponse = successEnvelope(SendMessageResult);
+export type SendMessageResponse = z.infer<typeof SendMessageResponse>;
+
+/** `data` of a media send: echoes `mediaType`. */
+export const SendMediaResult = SendMessageResult.extend({ mediaType: MediaType });
+export type SendMediaResult = z.infer<typeof SendMediaResult>;
+export const SendMediaResponse = successEnvelope(SendMediaResult);
+export type SendMediaResponse = z.infer<typeof SendMediaResponse>;
+
+/** Why a message failed, on `failed` messages only. */
+export const MessageFailure = z.object({ code: ErrorCode, message: z.string().min(1) });
+export type MessageFailure = z.infer<typeof MessageFailure>;
+
+/** `data` of GET /v1/messages/{id}. `timestamp`: when it was accepted. */
+export const MessageStatusView = z.object({
+  messageId: MessageId,
+  status: MessageStatus,
+  timestamp: IsoTimestamp,
+  deliveredAt: IsoTimestamp.nullable(),
+  readAt: IsoTimestamp.nullable(),
+  sessionId: SessionId.optional(),
+  to: Phone.optional(),
+  type: MessageType.optional(),
+  error: MessageFailure.optional(),
+});
+export type MessageStatusView = z.infer<typeof MessageStatusView>;
+export const GetMessageResponse = successEnvelope(MessageStatusView);
+export type GetMessageResponse = z.infer<typeof GetMessageResponse>;
+
+/** Method, path, and the schemas of each message endpoint, for routing and OpenAPI. */
+export const MESSAGE_ENDPOINTS = {
+  sendText: { method: 'POST', path: '/v1/messages/text', status: 201, body: SendTextBody, response: SendMessageResponse },
+  sendMedia: { method: 'POST', path: '/v1/messages/media', status: 201, body: SendMediaBody, response: SendMediaResponse },
+  sendLocation: { method: 'POST', path: '/v1/messages/location', status: 201, body: SendLocationBody, response: SendMessageResponse },
+  sendButtons: { method: 'POST', path: '/v1/messages/buttons', status: 201, body: SendButtonsBody, response: SendMessageResponse },
+  get: { method: 'GET', path: '/v1/messages/:messageId', status: 200, params: MessageIdParams, response: GetMessageResponse },
+} as const satisfies Record<string, EndpointContract>;

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { AccountId, MessageId, SessionId } from '../common/ids.js';
+import { Phone } from '../common/phone.js';
+import { IsoTimestamp, UtcDay } from '../common/time.js';
+import { ErrorCode } from '../errors/codes.js';
+import { defineEvent } from '../events/define.js';
+import { createEventParser } from '../events/parser.js';
+import { IdempotencyKey } from '../common/headers.js';
+import { MessageContent } from '../messages/content.js';
+
+// Events of the `message-msg_…` streams.
+
+/**
+ * The message passed validation and took one daily unit (reserved in quota for `usageDay`).
+ * Content is kept (except media bytes, see MessageContent) because recovery after a crash must be
+ * able to finish the send from this stream alone; `usageDay` names the counter a refund goes to,
+ * even if the failure happens after midnight.
+ */
+export const MessageAccepted = defineEvent('MessageAccepted', 1, {
+  messageId: MessageId,
+  accountId: AccountId,
+  sessionId: SessionId,
+  to: Phone,
+  content: MessageContent,
+  quotedMessageId: MessageId.nullable(),
+  idempotencyKey: IdempotencyKey.nullable(),
+  usageDay: UtcDay,
+  acceptedAt: IsoTimestamp,
+});
+export type MessageAccepted = z.infer<typeof MessageAccepted>;
+
+/** The chat network acknowledged the message; `networkMessageId` is its id there (receipts use it). */
+export const MessageSent = defineEvent('MessageSent', 1, {
+  messageId: MessageId,
+  networkMessageId: z.string().min(1).max(256),
+  sentAt: IsoTimestamp,
+});
+export type MessageSent = z.infer<typeof MessageSent>;
+
+/** The recipient's device has the message. */
+export const MessageDelivered = defineEvent('MessageDelivered', 1, {
+  messageId: MessageId,
+  deliveredAt: IsoTimestamp,
+});
+export type MessageDelivered = z.infer<typeof MessageDelivered>;
+
+/** The recipient opened the message. A read implies delivery even if that receipt never came. */
+export const MessageRead = defineEvent('MessageRead', 1, {
+  messageId: MessageId,
+  readAt: IsoTimestamp,
+});
+export type MessageRead = z.infer<typeof MessageRead>;
+
+/**
+ * The message will not be sent. `refundable`: it failed before reaching the chat network, so its
+ * daily unit is owed back; the refund itself is a separate fact (MessageQuotaRefunded), so a crash
+ * between the two leaves a stream that says a refund is still due.
+ */
+export const MessageFailed = defineEvent('MessageFailed', 1, {
+  messageId: MessageId,
+  code: ErrorCode,
+  message: z.string().min(1).max(1000),
+  refundable: z.boolean(),
+  failedAt: IsoTimestamp,
+});
+export type MessageFailed = z.infer<typeof MessageFailed>;
+
+/** Quota confirmed the refund of the message's daily unit. */
+export const MessageQuotaRefunded = defineEvent('MessageQuotaRefunded', 1, {
+  messageId: MessageId,
+  usageDay: UtcDay,
+  refundedAt: IsoTimestamp,
+});
+export type MessageQuotaRefunded = z.infer<typeof MessageQuotaRefunded>;
+
+export const MESSAGE_EVENTS = [
+  MessageAccepted,
+  MessageSent,
+  MessageDelivered,
+  MessageRead,
+  MessageFailed,
+  MessageQuotaRefunded,
+] as const;
+
+/** Any event of a message stream (current versions). */
+export const MessageEvent = z.discriminatedUnion('type', [...MESSAGE_EVENTS]);
+export type MessageEvent = z.infer<typeof MessageEvent>;
+export type MessageEventType = MessageEvent['type'];
+
+/** Reads a message event from the store by type + version. */
+export const messageEventParser = createEventParser(MESSAGE_EVENTS);

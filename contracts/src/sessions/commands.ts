@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { AccountId, MessageId, SessionId } from '../common/ids.js';
+import { Phone } from '../common/phone.js';
+import { IsoTimestamp } from '../common/time.js';
+import { MessageContent, Sha256Hex } from '../messages/content.js';
+import { SessionName, SessionStatus } from './status.js';
+
+// Bus requests handled by the sessions service. Every request names the account it acts for;
+// a session of another account answers SESSION_NOT_FOUND, never FORBIDDEN.
+
+/** sb.v1.sessions.create: creates a session and answers with its first QR code. */
+export const CreateSessionCommand = z.object({ accountId: AccountId, name: SessionName.optional() });
+export type CreateSessionCommand = z.infer<typeof CreateSessionCommand>;
+
+/** sb.v1.sessions.get / .qr / .delete */
+export const SessionRef = z.object({ accountId: AccountId, sessionId: SessionId });
+export type SessionRef = z.infer<typeof SessionRef>;
+
+/** sb.v1.sessions.list: limit/offset already defaulted and clamped by the gateway. */
+export const ListSessionsRequest = z.object({
+  accountId: AccountId,
+  limit: z.number().int().min(1).max(100),
+  offset: z.number().int().min(0),
+  status: SessionStatus.optional(),
+});
+export type ListSessionsRequest = z.infer<typeof ListSessionsRequest>;
+
+/** Reply of sb.v1.sessions.delete. */
+export const DeleteSessionReply = z.object({ sessionId: SessionId, deletedAt: IsoTimestamp });
+export type DeleteSessionReply = z.infer<typeof DeleteSessionReply>;
+
+/**
+ * Where the bytes of a media message wait for the sending session: the media blob store keyed by
+ * sha256 (a NATS Object Store bucket in distributed mode, a folder of the data dir embedded), or
+ * inline base64 for small files. Bytes are kept out of events; this reference is transient.
+ */
+export const MediaBytesRef = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('blob'), sha256: Sha256Hex }),
+  z.object({ kind: z.literal('inline'), base64: z.string().min(4) }),
+]);
+export type MediaBytesRef = z.infer<typeof MediaBytesRef>;
+
+/** The message being replied to, as the network knows it. */
+export const QuotedRef = z.object({ messageId: MessageId, networkMessageId: z.string().min(1).max(256) });
+export type QuotedRef = z.infer<typeof QuotedRef>;
+
+/**
+ * sb.v1.sessions.send: deliver one accepted message through the session's connection. Answers
+ * once the network acknowledged it. Sending the same `messageId` again must not send twice (the
+ * owner remembers recent ids). Fails with SESSION_NOT_CONNECTED, RECIPIENT_NOT_ON_CHAT_NETWORK
+ * or CHAT_NETWORK_ERROR.
+ */
+export const DeliverMessageCommand = z
+  .object({
+    accountId: AccountId,
+    sessionId: SessionId,
+    messageId: MessageId,
+    to: Phone,
+    content: MessageContent,
+    media: MediaBytesRef.optional(),
+    quoted: QuotedRef.nullable().optional(),
+  })
+  .refine((c) => (c.content.type === 'media') === (c.media !== undefined), {
+    path: ['media'],
+    message: 'media bytes are required for, and only for, media content',
+  });
+export type DeliverMessageCommand = z.infer<typeof DeliverMessageCommand>;
+
+/** Reply of sb.v1.sessions.send. */
+export const DeliverMessageReply = z.object({
+  messageId: MessageId,
+  networkMessageId: z.string().min(1).max(256),
+  sentAt: IsoTimestamp,
+});
+export type DeliverMessageReply = z.infer<typeof DeliverMessageReply>;

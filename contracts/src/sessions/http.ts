@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { EndpointContract } from '../common/routes.js';
+import { successEnvelope, MessageResponse } from '../common/envelope.js';
+import { SessionId } from '../common/ids.js';
+import { ListLimit, ListOffset } from '../common/query.js';
+import { IsoTimestamp } from '../common/time.js';
+import { QrCodeDataUrl, SessionName, SessionStatus } from './status.js';
+
+// ---- requests ------------------------------------------------------------------------------
+
+/** POST /v1/sessions. An absent body is treated as `{}` by the gateway. */
+export const CreateSessionBody = z.object({ name: SessionName.optional() }).strict();
+export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
+
+/** Path parameters of /v1/sessions/{sessionId}[/qr]. */
+export const SessionIdParams = z.object({ sessionId: SessionId });
+export type SessionIdParams = z.infer<typeof SessionIdParams>;
+
+/**
+ * GET /v1/sessions query. Unknown query parameters are ignored (unlike bodies): caches and
+ * proxies add their own, and ignoring them cannot change what the call does.
+ */
+export const ListSessionsQuery = z.object({
+  limit: ListLimit,
+  offset: ListOffset,
+  status: SessionStatus.optional(),
+});
+export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>;
+export type ListSessionsQueryInput = z.input<typeof ListSessionsQuery>;
+
+// ---- responses -----------------------------------------------------------------------------
+
+/** `data` of POST /v1/sessions (201): only these three fields. */
+export const CreateSessionResult = z.object({
+  sessionId: SessionId,
+  qrCode: QrCodeDataUrl,
+  status: z.literal('pending'),
+});
+export type CreateSessionResult = z.infer<typeof CreateSessionResult>;
+export const CreateSessionResponse = successEnvelope(CreateSessionResult);
+export type CreateSessionResponse = z.infer<typeof CreateSessionResponse>;
+
+/** A session as GET and list show it. `lastActivity`: last state change, send or receipt. */
+export const SessionView = z.object({
+  sessionId: SessionId,
+  status: SessionStatus,
+  name: SessionName.nullable(),
+  createdAt: IsoTimestamp,
+  lastActivity: IsoTimestamp,
+});
+export type SessionView = z.infer<typeof SessionView>;
+export const GetSessionResponse = successEnvelope(SessionView);
+export type GetSessionResponse = z.infer<typeof GetSessionResponse>;
+
+/** `data` of GET /v1/sessions: newest first; `total` counts all matches; limit/offset as applied. */
+export const ListSessionsResult = z.object({
+  sessions: z.array(SessionView),
+  total: z.number().int().min(0),
+  limit: z.number().int().min(1).max(100),
+  offset: z.number().int().min(0),
+});
+export type ListSessionsResult = z.infer<typeof ListSessionsResult>;
+export const ListSessionsResponse = successEnvelope(ListSessionsResult);
+export type ListSessionsResponse = z.infer<typeof ListSessionsResponse>;
+
+/** `data` of GET /v1/sessions/{id}/qr: the current pairing code and when it rotates. */
+export const SessionQrResult = z.object({ qrCode: QrCodeDataUrl, expiresAt: IsoTimestamp });
+export type SessionQrResult = z.infer<typeof SessionQrResult>;
+export const SessionQrResponse = successEnvelope(SessionQrResult);
+export type SessionQrResponse = z.infer<typeof SessionQrResponse>;
+
+/** DELETE /v1/sessions/{id}: `{ success: true, message }`, no `data`. */
+export const DeleteSessionResponse = MessageResponse;
+export type DeleteSessionResponse = MessageResponse;
+
+/** Method, path, and the schemas of each session endpoint, for routing and OpenAPI. */
+export const SESSION_ENDPOINTS = {
+  create: { method: 'POST', path: '/v1/sessions', status: 201, body: CreateSessionBody, response: CreateSessionResponse },
+  list: { method: 'GET', path: '/v1/sessions', status: 200, query: ListSessionsQuery, response: ListSessionsResponse },
+  get: { method: 'GET', path: '/v1/sessions/:sessionId', status: 200, params: SessionIdParams, response: GetSessionResponse },
+  qr: { method: 'GET', path: '/v1/sessions/:sessionId/qr', status: 200, params: SessionIdParams, response: SessionQrResponse },
+  delete: { method: 'DELETE', path: '/v1/sessions/:sessionId', status: 200, params: SessionIdParams, response: DeleteSessionResponse },
+} as const satisfies Record<string, EndpointContract>;

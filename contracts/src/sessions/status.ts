@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/**
+ * Session status. `pending` → `connected` (QR scanned) → `disconnected` (logged out or dropped
+ * for good); `pending` → `timeout` (QR lifetime over); any → `error` (unrecoverable failure).
+ */
+export const SessionStatus = z.enum(['pending', 'connected', 'disconnected', 'timeout', 'error']);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/** Statuses that hold one of the plan's concurrent-session slots. */
+export const SLOT_HOLDING_STATUSES: readonly SessionStatus[] = ['pending', 'connected'];
+
+/** Whether a session in this status counts against the plan's concurrent sessions. */
+export function holdsSessionSlot(status: SessionStatus): boolean {
+  return SLOT_HOLDING_STATUSES.includes(status);
+}
+
+/** Session name: optional label given at creation, 1–100 characters. */
+export const SessionName = z
+  .string()
+  .min(1, 'name must be 1–100 characters')
+  .max(100, 'name must be 1–100 characters')
+  .meta({ example: 'Support line' });
+export type SessionName = z.infer<typeof SessionName>;
+
+/** QR code image as returned to clients: a PNG data URL. */
+export const QrCodeDataUrl = z
+  .string()
+  .regex(/^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/, 'must be a data:image/png;base64 URL')
+  .meta({ example: 'data:image/png;base64,iVBORw0KGgo=' });
+export type QrCodeDataUrl = z.infer<typeof QrCodeDataUrl>;

@@ -1,0 +1,20 @@
+import { defineSubject } from '../bus/subject.js';
+import { CreateSessionResult, ListSessionsResult, SessionQrResult, SessionView } from './http.js';
+import {
+  CreateSessionCommand,
+  DeleteSessionReply,
+  DeliverMessageCommand,
+  DeliverMessageReply,
+  ListSessionsRequest,
+  SessionRef,
+} from './commands.js';
+
+/** Request/reply subjects of the sessions service (queue group `sb.v1.sessions`). */
+export const SessionsSubjects = {
+  create: defineSubject('sb.v1.sessions.create', CreateSessionCommand, CreateSessionResult),
+  get: defineSubject('sb.v1.sessions.get', SessionRef, SessionView),
+  list: defineSubject('sb.v1.sessions.list', ListSessionsRequest, ListSessionsResult),
+  delete: defineSubject('sb.v1.sessions.delete', SessionRef, DeleteSessionReply),
+  qr: defineSubject('sb.v1.sessions.qr', SessionRef, SessionQrResult),
+  send: defineSubject('sb.v1.sessions.send', DeliverMessageCommand, DeliverMessageReply),
+} as const;

@@ -1,0 +1,133 @@
+/**
+ * The EventStore port: the only way services read and write their event streams.
+ *
+ * Glossary:
+ * - stream: one aggregate instance's history, named `<category>-<id>` (`session-ses_01J…`).
+ * - revision: an event's 0-based index inside its stream; contiguous, never reused.
+ * - position: an event's place in the store-wide log; strictly increasing in append order,
+ *   not contiguous (KurrentDB positions are byte offsets).
+ * - checkpoint: the position of the last event a subscriber has fully processed.
+ */
+
+/** An event about to be appended. `id` defaults to a random UUID. */
+export interface NewEvent {
+  type: string;
+  data: unknown;
+  metadata?: Record<string, unknown>;
+  id?: string;
+}
+
+/** An event as stored: JSON data and metadata, with its place in the stream and the log. */
+export interface RecordedEvent {
+  stream: string;
+  type: string;
+  revision: bigint;
+  position: bigint;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  recordedAt: Date;
+  id: string;
+}
+
+/**
+ * What the writer believes about the stream:
+ * a revision (its last event's revision), `no_stream`, `stream_exists`, or `any` (no check).
+ */
+export type ExpectedRevision = bigint | 'no_stream' | 'any' | 'stream_exists';
+
+/** The stream's actual state when an expectation failed. */
+export type ActualRevision = bigint | 'no_stream';
+
+export interface AppendOptions {
+  expectedRevision: ExpectedRevision;
+}
+
+export interface AppendResult {
+  /** Revision of the last appended event: pass it as `expectedRevision` on the next append. */
+  nextRevision: bigint;
+  /** Position of the last appended event. */
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to return (inclusive). Default 0. */
+  fromRevision?: bigint;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** First position to return (inclusive). Default: the beginning of the log. */
+  fromPosition?: bigint;
+  /** Only streams named `<category>-…`. */
+  category?: string;
+  maxCount?: number;
+}
+
+/** `start`, or the checkpoint (position of the last processed event): delivery resumes after it. */
+export type SubscriptionStart = 'start' | bigint;
+
+export interface SubscribeOptions {
+  category?: string;
+  from: SubscriptionStart;
+  /** Aborting it ends the subscription like `close()`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A catch-up subscription: yields the stored events after `from`, then new ones as they are
+ * appended, in position order. Iterate it once with `for await`; `break`, `close()` or the
+ * abort signal end it (a pending `next()` then resolves as done).
+ */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  /**
+   * Appends atomically: all events or none. Throws WrongExpectedRevisionError when the
+   * stream is not in the expected state; a conflict is never overwritten.
+   */
+  append(stream: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
+  /**
+   * Reads a stream forwards. A stream that does not exist reads as `[]` (not an error):
+   * a handler folds nothing, sees "not created", and appends with `no_stream`.
+   */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Reads the whole log (or one category) forwards, in position order, for replays. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribe(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+/** Thrown by `append` when the stream is not at the expected revision. */
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: ActualRevision,
+  ) {
+    super(`Stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** The category of `session-ses_01J…` is `session`; a stream without `-` is its own category. */
+export function categoryOf(stream: string): string {
+  const dash = stream.indexOf('-');
+  return dash === -1 ? stream : stream.slice(0, dash);
+}
+
+/** Whether a stream in `actual` state satisfies `expected`. */
+export function revisionMatches(expected: ExpectedRevision, actual: ActualRevision): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return actual === 'no_stream';
+    case 'stream_exists':
+      return actual !== 'no_stream';
+    default:
+      return actual === expected;
+  }
+}

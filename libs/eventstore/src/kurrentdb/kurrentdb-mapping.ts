@@ -1,0 +1,90 @@
+import {
+  ANY, NO_STREAM, START, STREAM_EXISTS, WrongExpectedVersionError,
+  type AllStreamRecordedEvent, type AppendStreamState, type JSONEventData, type Position, type ReadPosition,
+  type RecordedEvent as KurrentRecordedEvent,
+} from '@kurrent/kurrentdb-client';
+import { randomUUID } from 'node:crypto';
+import {
+  WrongExpectedRevisionError,
+  type ActualRevision, type ExpectedRevision, type NewEvent, type RecordedEvent, type SubscriptionStart,
+} from '../event-store.js';
+
+export function toStreamState(expected: ExpectedRevision): AppendStreamState {
+  switch (expected) {
+    case 'any': return ANY;
+    case 'no_stream': return NO_STREAM;
+    case 'stream_exists': return STREAM_EXISTS;
+    default: return expected;
+  }
+}
+
+export function toEventData(event: NewEvent): JSONEventData {
+  return {
+    id: event.id ?? randomUUID(),
+    contentType: 'application/json',
+    type: event.type,
+    // The client types JSON data as object | array | string, but JSON.stringify()s any value and
+    // parses it back on read, so numbers, booleans and null round-trip too.
+    data: (event.data ?? null) as JSONEventData['data'],
+    metadata: event.metadata ?? {},
+  };
+}
+
+/** Our WrongExpectedRevisionError for theirs; any other error passes through unchanged. */
+export function mapAppendError(error: unknown, stream: string, expected: ExpectedRevision): unknown {
+  if (!(error instanceof WrongExpectedVersionError)) return error;
+  const actual: ActualRevision = typeof error.actualState === 'bigint' ? error.actualState : 'no_stream';
+  return new WrongExpectedRevisionError(stream, expected, actual);
+}
+
+/**
+ * KurrentDB's log position is a (commit, prepare) pair; since explicit transactions are gone
+ * the two are equal for every event written through this adapter, so the commit part alone
+ * identifies an event and round-trips as our single `position`.
+ */
+export function toReadPosition(position: bigint): Position {
+  return { commit: position, prepare: position };
+}
+
+export function subscriptionStart(from: SubscriptionStart): ReadPosition {
+  return from === 'start' ? START : toReadPosition(from);
+}
+
+export function isUserEvent(event: KurrentRecordedEvent | undefined): event is KurrentRecordedEvent {
+  return event !== undefined && !event.streamId.startsWith('$') && !event.type.startsWith('$');
+}
+
+export function toRecordedEvent(event: KurrentRecordedEvent | AllStreamRecordedEvent, commitPosition?: bigint): RecordedEvent {
+  const position = knownPosition(event.position?.commit) ?? knownPosition(commitPosition);
+  if (position === undefined) {
+    throw new Error(`KurrentDB returned ${event.streamId}@${event.revision} without a log position (older servers omit it on stream reads)`);
+  }
+  return {
+    stream: event.streamId,
+    type: event.type,
+    revision: event.revision,
+    position,
+    data: event.isJson ? event.data : decodeJson(event.data),
+    metadata: toMetadata(event.metadata),
+    recordedAt: event.created,
+    id: event.id,
+  };
+}
+
+// Older servers report "unknown" as the largest unsigned 64-bit number.
+const unknownPosition = 2n ** 64n - 1n;
+
+function knownPosition(position: bigint | undefined): bigint | undefined {
+  return position === undefined || position === unknownPosition ? undefined : position;
+}
+
+function toMetadata(metadata: unknown): Record<string, unknown> {
+  if (metadata instanceof Uint8Array) return metadata.length === 0 ? {} : (decodeJson(metadata) as Record<string, unknown>);
+  if (typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)) return metadata as Record<string, unknown>;
+  return {};
+}
+
+function decodeJson(bytes: unknown): unknown {
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+}

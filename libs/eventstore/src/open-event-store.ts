@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EventStore } from './event-store.js';
+import { KurrentDbEventStore } from './kurrentdb/kurrentdb-event-store.js';
+import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
+
+export interface OpenEventStoreOptions {
+  /** `SWITCHBOARD_EVENTSTORE_URL`: a `kurrentdb://…`, `kurrent://…`, `kdb://…` or `esdb://…` connection string. */
+  url?: string | undefined;
+  /** The SQLite file used when no server URL is given, e.g. `./data/sessions.sqlite`. */
+  sqlitePath?: string | undefined;
+}
+
+// The schemes @kurrent/kurrentdb-client accepts (esdb is deprecated but still understood).
+const kurrentScheme = /^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//i;
+
+/**
+ * Picks the adapter from configuration: a KurrentDB URL selects the distributed store;
+ * otherwise the embedded SQLite file (its folder is created if missing).
+ */
+export function openEventStore(options: OpenEventStoreOptions): EventStore {
+  const url = options.url?.trim();
+  if (url) {
+    if (!kurrentScheme.test(url)) {
+      throw new Error(`Event store URL must start with kurrentdb://, kurrent://, kdb:// or esdb:// (got "${url.split('://')[0]}://…")`);
+    }
+    return new KurrentDbEventStore(url);
+  }
+  if (!options.sqlitePath) throw new Error('openEventStore needs a KurrentDB url or a sqlitePath');
+  if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(options.sqlitePath), { recursive: true });
+  return new SqliteEventStore(options.sqlitePath);
+}

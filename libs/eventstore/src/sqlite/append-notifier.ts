@@ -1,0 +1,51 @@
+import path from 'node:path';
+
+/**
+ * Wakes subscriptions in this process as soon as an append on the same SQLite file commits.
+ * Appends from other processes are only seen by polling; the notifier just cuts the latency
+ * of the common embedded case to zero.
+ */
+export class AppendNotifier {
+  #version = 0;
+  readonly #waiters = new Set<() => void>();
+
+  /** Monotonic counter of appends seen; take it before reading to avoid a lost wake-up. */
+  get version(): number {
+    return this.#version;
+  }
+
+  notify(): void {
+    this.#version += 1;
+    for (const wake of this.#waiters) wake();
+  }
+
+  /** Resolves on the next append after `seenVersion`, after `timeoutMs`, or on abort. */
+  waitForAppend(seenVersion: number, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    if (this.#version !== seenVersion || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', wake);
+        this.#waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, timeoutMs);
+      signal.addEventListener('abort', wake, { once: true });
+      this.#waiters.add(wake);
+    });
+  }
+}
+
+const notifiersByFile = new Map<string, AppendNotifier>();
+
+/** One notifier per database file, shared by every store instance opened on it in this process. */
+export function notifierFor(file: string): AppendNotifier {
+  if (file === ':memory:') return new AppendNotifier();
+  const key = path.resolve(file);
+  let notifier = notifiersByFile.get(key);
+  if (!notifier) {
+    notifier = new AppendNotifier();
+    notifiersByFile.set(key, notifier);
+  }
+  return notifier;
+}

@@ -1,0 +1,68 @@
+import type { RecordedEvent, Subscription } from '../event-store.js';
+import type { AppendNotifier } from './append-notifier.js';
+
+export interface PollingSource {
+  /** Up to `limit` events with a position greater than `checkpoint`, in position order. */
+  readAfter(checkpoint: bigint, limit: number): RecordedEvent[];
+  notifier: AppendNotifier;
+  pollIntervalMs: number;
+}
+
+const batchSize = 500;
+
+/**
+ * Catch-up by reading pages after the checkpoint, then live by waiting for an in-process
+ * append notification or the poll interval (appends by other processes), whichever is first.
+ */
+export class PollingSubscription implements Subscription {
+  readonly #stop = new AbortController();
+  readonly #events: AsyncGenerator<RecordedEvent, void, undefined>;
+  readonly #ended: () => void;
+
+  /** `onEnded` runs once, however the subscription ends (close, abort, `break`). */
+  constructor(source: PollingSource, after: bigint, onEnded: () => void, signal?: AbortSignal) {
+    const abortFromCaller = (): void => void this.close();
+    let ended = false;
+    this.#ended = () => {
+      if (ended) return;
+      ended = true;
+      signal?.removeEventListener('abort', abortFromCaller);
+      onEnded();
+    };
+    this.#events = pollAfter(source, after, this.#stop.signal, this.#ended);
+    signal?.addEventListener('abort', abortFromCaller, { once: true });
+    if (signal?.aborted) abortFromCaller();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+    return this.#events;
+  }
+
+  async close(): Promise<void> {
+    // Abort first: it wakes a pending wait, so the queued return() below can run.
+    this.#stop.abort();
+    await this.#events.return(undefined);
+    // A generator closed before its first next() never runs its finally block.
+    this.#ended();
+  }
+}
+
+async function* pollAfter(
+  source: PollingSource, after: bigint, stop: AbortSignal, onEnded: () => void,
+): AsyncGenerator<RecordedEvent, void, undefined> {
+  let checkpoint = after;
+  try {
+    while (!stop.aborted) {
+      const seenVersion = source.notifier.version;
+      const page = source.readAfter(checkpoint, batchSize);
+      for (const event of page) {
+        yield event;
+        checkpoint = event.position;
+        if (stop.aborted) return;
+      }
+      if (page.length < batchSize) await source.notifier.waitForAppend(seenVersion, source.pollIntervalMs, stop);
+    }
+  } finally {
+    onEnded();
+  }
+}

@@ -1,0 +1,63 @@
+import { DatabaseSync } from 'node:sqlite';
+
+export interface SqliteTuning {
+  /** How long a writer waits for another connection's write lock before failing (ms). */
+  busyTimeoutMs?: number;
+}
+
+// Positions come from AUTOINCREMENT, so a deleted tail is never reused and a projection's
+// checkpoint can never point at a different event later. UNIQUE (stream, revision) is the
+// last line of defence: even a writer that skipped the revision check cannot win a revision twice.
+export const eventsSchema = `
+CREATE TABLE IF NOT EXISTS events (
+  position    INTEGER PRIMARY KEY AUTOINCREMENT,
+  id          TEXT    NOT NULL UNIQUE,
+  stream      TEXT    NOT NULL,
+  category    TEXT    NOT NULL,
+  revision    INTEGER NOT NULL,
+  type        TEXT    NOT NULL,
+  data        TEXT    NOT NULL,
+  metadata    TEXT    NOT NULL,
+  recorded_at INTEGER NOT NULL,
+  UNIQUE (stream, revision)
+);
+CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
+`;
+
+/**
+ * Opens (and creates) a SQLite file tuned for several processes sharing it, with `schema`:
+ * WAL lets readers run beside the single writer, synchronous=NORMAL keeps every committed
+ * append across a process crash (only an OS crash or power loss may drop the last commits),
+ * and the busy timeout makes a second writer wait for the lock instead of failing.
+ */
+export function openSqliteDatabase(file: string, schema: string, tuning: SqliteTuning = {}): DatabaseSync {
+  const db = new DatabaseSync(file);
+  try {
+    db.exec(`PRAGMA busy_timeout = ${tuning.busyTimeoutMs ?? 10_000}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
+    // IMMEDIATE so that two processes creating the schema at once queue instead of racing.
+    inImmediateTransaction(db, () => db.exec(schema));
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so the
+ * revision check and the inserts cannot interleave with another writer's.
+ */
+export function inImmediateTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import {
+  WrongExpectedRevisionError, categoryOf, revisionMatches,
+  type ActualRevision, type AppendOptions, type AppendResult, type EventStore, type NewEvent,
+  type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription,
+} from '../event-store.js';
+import { traceAppend } from '../tracing.js';
+import { notifierFor, type AppendNotifier } from './append-notifier.js';
+import { PollingSubscription } from './polling-subscription.js';
+import { eventsSchema, inImmediateTransaction, openSqliteDatabase, type SqliteTuning } from './sqlite-database.js';
+
+export interface SqliteEventStoreOptions extends SqliteTuning {
+  /** How often a live subscription looks for appends made by other processes (ms). */
+  pollIntervalMs?: number;
+}
+
+interface EventRow {
+  position: bigint; id: string; stream: string; revision: bigint; type: string;
+  data: string; metadata: string; recorded_at: bigint;
+}
+
+const columns = 'position, id, stream, revision, type, data, metadata, recorded_at';
+// SQLite reads LIMIT -1 as "no limit".
+const noLimit = -1;
+
+/** The embedded event store: one SQLite file, shareable by several processes. */
+export class SqliteEventStore implements EventStore {
+  readonly #db: DatabaseSync;
+  readonly #notifier: AppendNotifier;
+  readonly #pollIntervalMs: number;
+  readonly #subscriptions = new Set<PollingSubscription>();
+  readonly #statements: ReturnType<typeof prepareStatements>;
+
+  constructor(file: string, options: SqliteEventStoreOptions = {}) {
+    this.#db = openSqliteDatabase(file, eventsSchema, options);
+    this.#notifier = notifierFor(file);
+    this.#pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.#statements = prepareStatements(this.#db);
+  }
+
+  append(stream: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    return traceAppend('sqlite', stream, events.length, async () => this.#appendNow(stream, events, options));
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const rows = this.#statements.readStream.all(stream, options.fromRevision ?? 0n, options.maxCount ?? noLimit);
+    return rows.map((row) => toRecordedEvent(row as unknown as EventRow));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const from = options.fromPosition ?? 0n;
+    return this.#readFrom(from, options.category, options.maxCount ?? noLimit);
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    const after = options.from === 'start' ? 0n : options.from;
+    const source = {
+      readAfter: (checkpoint: bigint, limit: number) => this.#readFrom(checkpoint + 1n, options.category, limit),
+      notifier: this.#notifier,
+      pollIntervalMs: this.#pollIntervalMs,
+    };
+    const subscription: PollingSubscription = new PollingSubscription(
+      source, after, () => this.#subscriptions.delete(subscription), options.signal,
+    );
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #appendNow(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): AppendResult {
+    if (events.length === 0) throw new TypeError(`append to ${stream}: at least one event is required`);
+    const result = inImmediateTransaction(this.#db, () => {
+      const actual = this.#currentRevision(stream);
+      if (!revisionMatches(expectedRevision, actual)) {
+        throw new WrongExpectedRevisionError(stream, expectedRevision, actual);
+      }
+      return this.#insert(stream, actual === 'no_stream' ? 0n : actual + 1n, events);
+    });
+    this.#notifier.notify();
+    return result;
+  }
+
+  #insert(stream: string, firstRevision: bigint, events: readonly NewEvent[]): AppendResult {
+    const category = categoryOf(stream);
+    const recordedAt = Date.now();
+    let revision = firstRevision - 1n;
+    let position = 0n;
+    for (const event of events) {
+      revision += 1n;
+      const inserted = this.#statements.insert.run(
+        event.id ?? randomUUID(), stream, category, revision, event.type,
+        JSON.stringify(event.data ?? null), JSON.stringify(event.metadata ?? {}), recordedAt,
+      );
+      position = BigInt(inserted.lastInsertRowid);
+    }
+    return { nextRevision: revision, position };
+  }
+
+  #currentRevision(stream: string): ActualRevision {
+    const row = this.#statements.lastRevision.get(stream) as { revision: bigint | null } | undefined;
+    return row?.revision ?? 'no_stream';
+  }
+
+  #readFrom(fromPosition: bigint, category: string | undefined, limit: number): RecordedEvent[] {
+    const rows = category === undefined
+      ? this.#statements.readAll.all(fromPosition, limit)
+      : this.#statements.readCategory.all(category, fromPosition, limit);
+    return rows.map((row) => toRecordedEvent(row as unknown as EventRow));
+  }
+}
+
+function prepareStatements(db: DatabaseSync) {
+  const statements = {
+    insert: db.prepare(
+      'INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    lastRevision: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+    readStream: db.prepare(`SELECT ${columns} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`),
+    readAll: db.prepare(`SELECT ${columns} FROM events WHERE position >= ? ORDER BY position LIMIT ?`),
+    readCategory: db.prepare(
+      `SELECT ${columns} FROM events WHERE category = ? AND position >= ? ORDER BY position LIMIT ?`,
+    ),
+  } satisfies Record<string, StatementSync>;
+  // Revisions and positions are 64-bit; reading them as bigint keeps them exact.
+  for (const statement of Object.values(statements)) statement.setReadBigInts(true);
+  return statements;
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    stream: row.stream,
+    type: row.type,
+    revision: row.revision,
+    position: row.position,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    recordedAt: new Date(Number(row.recorded_at)),
+    id: row.id,
+  };
+}

@@ -1,0 +1,25 @@
+import { describe } from 'vitest';
+import { appendAndReadContract } from './contract/append-read.contract.js';
+import { concurrencyContract } from './contract/concurrency.contract.js';
+import type { ContractTarget } from './contract/helpers.js';
+import { subscriptionContract } from './contract/subscription.contract.js';
+
+export type { ContractTarget } from './contract/helpers.js';
+
+export interface ContractOptions {
+  /** When set, the suite is reported as skipped with this reason in its name. */
+  skipReason?: string;
+}
+
+/**
+ * The behaviour every EventStore adapter must show, run against each of them.
+ * `target()` is read inside the tests, so it may be set up by a `beforeAll` of the caller.
+ */
+export function eventStoreContract(name: string, target: () => ContractTarget, options: ContractOptions = {}): void {
+  const title = options.skipReason ? `${name} (skipped: ${options.skipReason})` : name;
+  describe.skipIf(options.skipReason !== undefined)(title, () => {
+    describe('append and read', () => appendAndReadContract(target));
+    describe('optimistic concurrency', () => concurrencyContract(target));
+    describe('catch-up subscriptions', () => subscriptionContract(target));
+  });
+}

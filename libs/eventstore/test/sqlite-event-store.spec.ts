@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore, WrongExpectedRevisionError } from '../src/index.js';
+
+let directory: string;
+let store: SqliteEventStore;
+beforeEach(() => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-eventstore-sqlite-'));
+  store = new SqliteEventStore(path.join(directory, 'events.sqlite'));
+});
+afterEach(async () => {
+  await store.close();
+  fs.rmSync(directory, { recursive: true, force: true });
+});
+
+describe('SqliteEventStore', () => {
+  it('writes nothing of an append whose second event fails', async () => {
+    const id = crypto.randomUUID();
+    await store.append('message-msg_1', [{ type: 'MessageAccepted', data: {}, id }], { expectedRevision: 'no_stream' });
+    const reusedId = store.append('message-msg_1', [
+      { type: 'MessageSent', data: {} },
+      { type: 'MessageDelivered', data: {}, id },
+    ], { expectedRevision: 0n });
+
+    await expect(reusedId).rejects.toThrow(/UNIQUE constraint failed: events.id/);
+    expect((await store.readStream('message-msg_1')).map((e) => e.type)).toEqual(['MessageAccepted']);
+    const next = await store.append('message-msg_1', [{ type: 'MessageSent', data: {} }], { expectedRevision: 0n });
+    expect(next.nextRevision).toBe(1n);
+  });
+
+  it('rejects an empty append instead of silently doing nothing', async () => {
+    await expect(store.append('message-msg_1', [], { expectedRevision: 'any' })).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('round-trips any JSON value as data', async () => {
+    await store.append('quota-acc_1', [
+      { type: 'A', data: 3 }, { type: 'B', data: 'text' }, { type: 'C', data: null }, { type: 'D', data: [1, { x: true }] },
+    ], { expectedRevision: 'any' });
+    expect((await store.readStream('quota-acc_1')).map((e) => e.data)).toEqual([3, 'text', null, [1, { x: true }]]);
+  });
+
+  it('ends live subscriptions when the store closes', async () => {
+    const pending = store.subscribe({ from: 'start' })[Symbol.asyncIterator]().next();
+    await store.close();
+    expect(await pending).toEqual({ done: true, value: undefined });
+  });
+
+  it('reports the conflict of a stale writer in a second process-like connection', async () => {
+    const second = new SqliteEventStore(path.join(directory, 'events.sqlite'));
+    await store.append('account-acc_1', [{ type: 'AccountOpened', data: {} }], { expectedRevision: 'no_stream' });
+    const stale = second.append('account-acc_1', [{ type: 'AccountOpened', data: {} }], { expectedRevision: 'no_stream' });
+    await expect(stale).rejects.toEqual(new WrongExpectedRevisionError('account-acc_1', 'no_stream', 0n));
+    await second.close();
+  });
+});

@@ -1,0 +1,96 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore, type RecordedEvent } from '../src/index.js';
+
+const worker = path.join(import.meta.dirname, 'fixtures/append-worker.mjs');
+let directory: string;
+let file: string;
+
+beforeEach(() => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-eventstore-processes-'));
+  file = path.join(directory, 'events.sqlite');
+});
+afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+function startWorker(...args: string[]): ChildProcess {
+  return spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Resolves with the worker's stdout once it exits successfully, rejects with its stderr otherwise. */
+function finished(child: ChildProcess): Promise<string> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`worker exited ${code}: ${stderr}`))));
+  });
+}
+
+describe('SQLite shared by several processes', () => {
+  it('keeps every event of two processes racing on one stream, with contiguous revisions', async () => {
+    const stream = 'usage-acc_1-2026-11-21';
+    // Created up front so that both workers contend on revisions, not on creating the schema.
+    const observer = new SqliteEventStore(file, { pollIntervalMs: 10 });
+    const seenLive: RecordedEvent[] = [];
+    const subscription = observer.subscribe({ category: 'usage', from: 'start' });
+    const observing = (async () => {
+      for await (const event of subscription) if (seenLive.push(event) === 300) break;
+    })();
+
+    const outputs = await Promise.all([
+      finished(startWorker('contend', file, stream, '150', 'a')),
+      finished(startWorker('contend', file, stream, '150', 'b')),
+    ]);
+    await observing;
+
+    const stored = await observer.readStream(stream);
+    expect(stored.map((e) => e.revision)).toEqual(Array.from({ length: 300 }, (_, i) => BigInt(i)));
+    for (const writer of ['a', 'b']) {
+      const numbers = stored.map((e) => e.data as { writer: string; n: number }).filter((d) => d.writer === writer).map((d) => d.n);
+      expect(numbers).toEqual(Array.from({ length: 150 }, (_, i) => i));
+    }
+    // Appends from other processes reach a live subscription here (by polling), in order.
+    expect(seenLive.map((e) => e.id)).toEqual(stored.map((e) => e.id));
+    const conflicts = outputs.map((out) => (JSON.parse(out) as { conflicts: number }).conflicts);
+    console.info(`two writer processes, 300 appends, ${conflicts[0]! + conflicts[1]!} revision conflicts retried`);
+    await observer.close();
+  });
+
+  it('keeps every acknowledged append when the writer is SIGKILLed right after', async () => {
+    const stream = 'message-msg_durability';
+    const child = spawn(process.execPath, [worker, 'acknowledge', file, stream], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acknowledged = await readAcknowledgementsThenKill(child, 200);
+
+    const reopened = new SqliteEventStore(file);
+    const stored = await reopened.readStream(stream);
+    await reopened.close();
+    expect(acknowledged.length).toBeGreaterThanOrEqual(200);
+    expect(stored.length).toBeGreaterThanOrEqual(acknowledged.length);
+    expect(stored.slice(0, acknowledged.length).map((e) => e.revision)).toEqual(acknowledged);
+    expect(stored.map((e) => e.revision)).toEqual(stored.map((_, i) => BigInt(i)));
+  });
+});
+
+/** Collects "ack <revision>" lines and SIGKILLs the writer as soon as `count` have arrived. */
+function readAcknowledgementsThenKill(child: ChildProcess, count: number): Promise<bigint[]> {
+  const acknowledged: bigint[] = [];
+  let pending = '';
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) acknowledged.push(BigInt(line.replace('ack ', '')));
+      if (acknowledged.length >= count && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) => {
+      if (signal === 'SIGKILL') resolve(acknowledged);
+      else reject(new Error(`writer stopped by itself (signal ${signal}) before being killed`));
+    });
+  });
+}
