@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { Plan } from '@switchboard/contracts';
+
+/** A loopback WebSocket URL; the emulator's test root key must never be trusted elsewhere. */
+const LoopbackWsUrl = z.url({ protocol: /^wss?$/ }).refine(
+  (value) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(value).hostname) || new URL(value).hostname.startsWith('127.'),
+  'must point at a loopback address (127.0.0.0/8, ::1 or localhost)',
+);
+const Port = z.coerce.number().int().min(0).max(65_535);
+const optional = (schema: z.ZodType<string>) =>
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema.optional());
+
+/** The operating interface of `spec/operations.md`: every `SWITCHBOARD_*` variable, parsed once. */
+const ConfigSchema = z.object({
+  SWITCHBOARD_PORT: Port.default(8080),
+  SWITCHBOARD_HOST: optional(z.string()),
+  SWITCHBOARD_DATA_DIR: z.string().min(1).default('./data'),
+  SWITCHBOARD_NATS_URL: optional(z.string()),
+  SWITCHBOARD_EVENTSTORE_URL: optional(z.string()),
+  SWITCHBOARD_CHAT_NETWORK: z.enum(['whatsapp', 'emulator']).default('whatsapp'),
+  SWITCHBOARD_EMULATOR_URL: optional(LoopbackWsUrl),
+  SWITCHBOARD_EMULATOR_CONTROL_PORT: Port.default(8090),
+  SWITCHBOARD_SECRET_KEY: optional(z.string()),
+  SWITCHBOARD_BOOTSTRAP_API_KEY: optional(z.string()),
+  SWITCHBOARD_ADMIN_API_KEY: optional(z.string()),
+  SWITCHBOARD_DEFAULT_PLAN: Plan.default('enterprise'),
+  SWITCHBOARD_SEND_DEADLINE_MS: z.coerce.number().int().min(1).default(10_000),
+});
+
+export interface SwitchboardConfig {
+  port: number;
+  /** Undefined = the mode's default (127.0.0.1 embedded, 0.0.0.0 in a container). */
+  host: string | undefined;
+  dataDir: string;
+  natsUrl: string | undefined;
+  eventStoreUrl: string | undefined;
+  chatNetwork: 'whatsapp' | 'emulator';
+  emulatorUrl: string | undefined;
+  emulatorControlPort: number;
+  secretKey: string | undefined;
+  bootstrapApiKey: string | undefined;
+  adminApiKey: string | undefined;
+  defaultPlan: Plan;
+  sendDeadlineMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads the environment; a bad value stops the process with every problem named at once. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): SwitchboardConfig {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const c = parsed.data;
+  return {
+    port: c.SWITCHBOARD_PORT,
+    host: c.SWITCHBOARD_HOST,
+    dataDir: c.SWITCHBOARD_DATA_DIR,
+    natsUrl: c.SWITCHBOARD_NATS_URL,
+    eventStoreUrl: c.SWITCHBOARD_EVENTSTORE_URL,
+    chatNetwork: c.SWITCHBOARD_CHAT_NETWORK,
+    emulatorUrl: c.SWITCHBOARD_EMULATOR_URL,
+    emulatorControlPort: c.SWITCHBOARD_EMULATOR_CONTROL_PORT,
+    secretKey: c.SWITCHBOARD_SECRET_KEY,
+    bootstrapApiKey: c.SWITCHBOARD_BOOTSTRAP_API_KEY,
+    adminApiKey: c.SWITCHBOARD_ADMIN_API_KEY,
+    defaultPlan: c.SWITCHBOARD_DEFAULT_PLAN,
+    sendDeadlineMs: c.SWITCHBOARD_SEND_DEADLINE_MS,
+  };
+}

@@ -1,0 +1,12 @@
+export { ConfigError, loadConfig } from './config.js';
+export type { SwitchboardConfig } from './config.js';
+export { eventMetadata, toNewEvent, toRawEvent } from './stored-events.js';
+export type { DomainEvent, MetadataInput } from './stored-events.js';
+export { executeCommand, loadAggregate } from './command-handler.js';
+export type { AggregateFold, CommandResult, LoadedAggregate } from './command-handler.js';
+export { ProjectionRunner } from './projection-runner.js';
+export type { Projection, ProjectionRunnerOptions } from './projection-runner.js';
+export { openReadModelDatabase, openServiceEventStore, serviceDataDir } from './service-store.js';
+export type { ServiceName, StoreConfig } from './service-store.js';
+export { startMicroservice } from './microservice.js';
+export type { MicroserviceOptions, RunningService } from './microservice.js';

@@ -1,0 +1,118 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { EventStore, RecordedEvent, Subscription } from '@switchboard/eventstore';
+import { SqliteCheckpointStore } from '@switchboard/eventstore';
+
+/**
+ * A read model kept in a SQLite database. `apply` is synchronous and runs inside the same
+ * transaction that stores the checkpoint, so a crash never applies an event twice or skips one.
+ */
+export interface Projection {
+  /** Checkpoint name; change it to rebuild the read model from zero. */
+  readonly name: string;
+  /** The event category it follows (`session`, `message`, `account`, …). */
+  readonly category: string;
+  apply(event: RecordedEvent): void;
+}
+
+export interface ProjectionRunnerOptions {
+  /** Called with events after they are applied (published facts, caches); errors are logged. */
+  afterApply?: (event: RecordedEvent) => void | Promise<void>;
+  onError?: (error: unknown, event: RecordedEvent) => void;
+}
+
+/**
+ * Subscribes to a category from the stored checkpoint, applies each event and its checkpoint
+ * atomically, and turns live. `caughtUp()` tells `/readyz`; `waitForPosition` lets a command
+ * handler answer only once its own write is visible in the read model.
+ */
+export class ProjectionRunner {
+  private readonly checkpoints: SqliteCheckpointStore;
+  private subscription: Subscription | undefined;
+  private loop: Promise<void> | undefined;
+  private applied: bigint = -1n;
+  private target: bigint = -1n;
+  private waiters: { position: bigint; resolve: () => void }[] = [];
+  private failure: unknown;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: DatabaseSync,
+    private readonly projection: Projection,
+    private readonly options: ProjectionRunnerOptions = {},
+  ) {
+    this.checkpoints = SqliteCheckpointStore.fromDatabase(db);
+  }
+
+  async start(): Promise<void> {
+    const from = this.checkpoints.loadSync(this.projection.name);
+    this.applied = from === 'start' ? -1n : from;
+    const head = await this.store.readAll({ category: this.projection.category, fromPosition: this.applied + 1n });
+    this.target = head.at(-1)?.position ?? this.applied;
+    this.subscription = this.store.subscribe({ category: this.projection.category, from });
+    this.loop = this.run(this.subscription);
+  }
+
+  /** True once every event that existed at start has been applied. */
+  caughtUp(): boolean {
+    return this.failure === undefined && this.applied >= this.target;
+  }
+
+  /** The error that stopped the projection: an event it could not apply is never skipped. */
+  failed(): unknown {
+    return this.failure;
+  }
+
+  /** Resolves once the event at `position` (or later) is applied. */
+  waitForPosition(position: bigint): Promise<void> {
+    if (this.applied >= position) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    await this.loop;
+  }
+
+  private async run(subscription: Subscription): Promise<void> {
+    let current: RecordedEvent | undefined;
+    try {
+      for await (const event of subscription) {
+        current = event;
+        this.applyWithCheckpoint(event);
+        this.release();
+        await this.afterApply(event);
+      }
+    } catch (error) {
+      this.failure = error;
+      if (current) this.options.onError?.(error, current);
+    }
+  }
+
+  private applyWithCheckpoint(event: RecordedEvent): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.projection.apply(event);
+      this.checkpoints.saveSync(this.projection.name, event.position);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+    this.applied = event.position;
+  }
+
+  private release(): void {
+    const ready = this.waiters.filter((w) => w.position <= this.applied);
+    this.waiters = this.waiters.filter((w) => w.position > this.applied);
+    for (const waiter of ready) waiter.resolve();
+  }
+
+  private async afterApply(event: RecordedEvent): Promise<void> {
+    if (!this.options.afterApply) return;
+    try {
+      await this.options.afterApply(event);
+    } catch (error) {
+      this.options.onError?.(error, event);
+    }
+  }
+}
