@@ -1,0 +1,127 @@
+import type { Bus, BusHandler, BusHealth, BusHeaders, BusReply, BusSubscription, PublishOptions, RequestOptions, SubscribeOptions } from './bus.js';
+import { openEnvelope, serializeEnvelope } from './envelope.js';
+import { BusUnavailableError, DeadlineExceededError, NoResponderError } from './errors.js';
+import { defaultBusLogger } from './logger.js';
+import type { BusLogger } from './logger.js';
+import { subjectMatches } from './subject.js';
+import { handleInbound, withProducerSpan } from './tracing.js';
+import type { HandledMessage } from './tracing.js';
+
+interface LocalSubscription {
+  pattern: string;
+  queue: string | undefined;
+  handler: BusHandler;
+}
+
+export interface InProcessBusOptions {
+  logger?: BusLogger;
+}
+
+/**
+ * The embedded transport: NATS semantics inside one process. Payloads are copied through
+ * JSON (a handler never shares objects with its caller, and what does not survive JSON fails
+ * here as it would over NATS); delivery is asynchronous; a queue group hands each message to
+ * one member, round-robin; a request with several responders takes the first reply.
+ */
+export class InProcessBus implements Bus {
+  private readonly subscriptions = new Set<LocalSubscription>();
+  /** Next member index per queue group. */
+  private readonly queueCursors = new Map<string, number>();
+  private readonly logger: BusLogger;
+  private closed = false;
+
+  constructor(options: InProcessBusOptions = {}) {
+    this.logger = options.logger ?? defaultBusLogger();
+  }
+
+  async request<TReply = unknown>(subject: string, data: unknown, options: RequestOptions): Promise<BusReply<TReply>> {
+    this.assertOpen();
+    return withProducerSpan('in_process', 'send', subject, options.headers, async (headers) => {
+      const targets = this.route(subject);
+      if (targets.length === 0) throw new NoResponderError(subject);
+      const payload = JSON.stringify(data ?? null);
+      const replies = targets.map((target) => this.deliver(target, subject, payload, headers));
+      const reply = await withDeadline(Promise.race(replies), subject, options.timeoutMs);
+      const envelope: unknown = JSON.parse(serializeEnvelope(reply.envelope));
+      return { data: openEnvelope(subject, envelope) as TReply, headers: reply.headers };
+    });
+  }
+
+  async publish(subject: string, data: unknown, options: PublishOptions = {}): Promise<void> {
+    this.assertOpen();
+    await withProducerSpan('in_process', 'publish', subject, options.headers, async (headers) => {
+      const payload = JSON.stringify(data ?? null);
+      for (const target of this.route(subject)) {
+        void this.deliver(target, subject, payload, headers).then(({ envelope }) => {
+          if (!envelope.ok) this.logger.error({ subject, error: envelope.error }, 'event handler failed');
+        });
+      }
+    });
+  }
+
+  async subscribe<T = unknown>(subject: string, handler: BusHandler<T>, options: SubscribeOptions = {}): Promise<BusSubscription> {
+    this.assertOpen();
+    const subscription: LocalSubscription = { pattern: subject, queue: options.queue, handler: handler as BusHandler };
+    this.subscriptions.add(subscription);
+    return {
+      subject,
+      unsubscribe: async () => {
+        this.subscriptions.delete(subscription);
+      },
+    };
+  }
+
+  isConnected(): boolean {
+    return !this.closed;
+  }
+
+  health(): BusHealth {
+    return { transport: 'in-process', connected: !this.closed };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscriptions.clear();
+  }
+
+  /** Every plain subscriber, plus one member of each queue group, as NATS does. */
+  private route(subject: string): LocalSubscription[] {
+    const plain: LocalSubscription[] = [];
+    const groups = new Map<string, LocalSubscription[]>();
+    for (const subscription of this.subscriptions) {
+      if (!subjectMatches(subscription.pattern, subject)) continue;
+      if (subscription.queue === undefined) plain.push(subscription);
+      else groups.set(subscription.queue, [...(groups.get(subscription.queue) ?? []), subscription]);
+    }
+    for (const [queue, members] of groups) {
+      const cursor = this.queueCursors.get(queue) ?? 0;
+      this.queueCursors.set(queue, cursor + 1);
+      plain.push(members[cursor % members.length] as LocalSubscription);
+    }
+    return plain;
+  }
+
+  private async deliver(target: LocalSubscription, subject: string, payload: string, headers: BusHeaders): Promise<HandledMessage> {
+    // Yield first, as a network would: the handler never runs inside the caller's stack.
+    await Promise.resolve();
+    const message = { subject, data: JSON.parse(payload) as unknown, headers: { ...headers } };
+    return handleInbound('in_process', message, target.handler, target.queue);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new BusUnavailableError('in-process bus is closed');
+  }
+}
+
+/** `work`'s result, or `DeadlineExceededError` once `timeoutMs` has passed. */
+async function withDeadline<T>(work: Promise<T>, subject: string, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineExceededError(subject, timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

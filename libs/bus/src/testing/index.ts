@@ -1,0 +1,1 @@
+export { PrivateNatsServer, closedLoopbackPort } from './private-nats-server.js';

@@ -1,0 +1,92 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { extractTraceContext, injectTraceHeaders, runInSpan, SpanKind } from '@switchboard/telemetry';
+import { BusHeader } from './bus.js';
+import type { BusHandler, BusHeaders, BusMessage } from './bus.js';
+import { failureEnvelope, successEnvelope } from './envelope.js';
+import type { ReplyEnvelope } from './envelope.js';
+
+/** `messaging.system` of the spans: `nats`, or ours for the embedded transport. */
+export type MessagingSystem = 'nats' | 'in_process';
+
+/** Headers of the message being handled, so calls made by its handler inherit them. */
+const inboundHeaders = new AsyncLocalStorage<BusHeaders>();
+
+/** The headers of the bus message whose handler is running, if any. */
+export function currentInboundHeaders(): Readonly<BusHeaders> | undefined {
+  return inboundHeaders.getStore();
+}
+
+/**
+ * Headers for an outgoing message: the caller's, with names lowercased; `correlation-id` and
+ * `account-id` inherited from the message being handled when the caller gives none (a fresh
+ * correlation id otherwise), so one HTTP call keeps one correlation id across services.
+ */
+export function outgoingHeaders(explicit: BusHeaders | undefined): BusHeaders {
+  const headers: BusHeaders = {};
+  for (const [name, value] of Object.entries(explicit ?? {})) headers[name.toLowerCase()] = value;
+  const inbound = inboundHeaders.getStore();
+  headers[BusHeader.correlationId] ??= inbound?.[BusHeader.correlationId] ?? randomUUID();
+  const accountId = inbound?.[BusHeader.accountId];
+  if (accountId !== undefined) headers[BusHeader.accountId] ??= accountId;
+  return headers;
+}
+
+/**
+ * Runs `send` inside a PRODUCER span and gives it the headers to put on the wire, with the
+ * span's `traceparent`. With telemetry off nothing is injected; an inbound `traceparent` is
+ * then passed on unchanged so the services that do trace still join up.
+ */
+export function withProducerSpan<T>(
+  system: MessagingSystem,
+  operation: 'send' | 'publish',
+  subject: string,
+  explicit: BusHeaders | undefined,
+  send: (headers: BusHeaders) => Promise<T>,
+): Promise<T> {
+  const attributes = { 'messaging.system': system, 'messaging.operation.type': operation, 'messaging.destination.name': subject };
+  return runInSpan(`${operation} ${subject}`, { kind: SpanKind.PRODUCER, attributes }, () => {
+    const headers = injectTraceHeaders(outgoingHeaders(explicit));
+    const inboundTraceparent = inboundHeaders.getStore()?.[BusHeader.traceparent];
+    if (headers[BusHeader.traceparent] === undefined && inboundTraceparent) headers[BusHeader.traceparent] = inboundTraceparent;
+    return send(headers);
+  });
+}
+
+/** A handled message's outcome: the reply envelope and the reply headers. */
+export interface HandledMessage {
+  envelope: ReplyEnvelope;
+  headers: BusHeaders;
+}
+
+/**
+ * Runs `handler` in a CONSUMER span whose parent is the `traceparent` the message carries,
+ * with the message's headers as the inbound headers. Never throws: a failure becomes a
+ * failure envelope (its code kept only for named errors, see `toRemoteErrorBody`).
+ */
+export async function handleInbound(
+  system: MessagingSystem,
+  message: BusMessage,
+  handler: BusHandler,
+  queue: string | undefined,
+): Promise<HandledMessage> {
+  const attributes: Record<string, string> = {
+    'messaging.system': system,
+    'messaging.operation.type': 'process',
+    'messaging.destination.name': message.subject,
+  };
+  if (queue) attributes['messaging.consumer.group.name'] = queue;
+  const headers: BusHeaders = {};
+  const correlationId = message.headers[BusHeader.correlationId];
+  if (correlationId) headers[BusHeader.correlationId] = correlationId;
+  const parent = extractTraceContext(message.headers);
+  try {
+    const data = await runInSpan(`process ${message.subject}`, { kind: SpanKind.CONSUMER, attributes, parent }, () => {
+      injectTraceHeaders(headers);
+      return inboundHeaders.run(message.headers, () => handler(message));
+    });
+    return { envelope: successEnvelope(data), headers };
+  } catch (error) {
+    return { envelope: failureEnvelope(error), headers };
+  }
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { InProcessBus } from '../src/in-process-bus.js';
+import { busContract } from './bus.contract.js';
+import { eventually } from './support.js';
+
+busContract('in-process', async () => {
+  const bus = new InProcessBus();
+  return { connect: async () => bus, close: () => bus.close() };
+});
+
+describe('InProcessBus', () => {
+  it('shares a queue group round-robin, in subscription order', async () => {
+    const bus = new InProcessBus();
+    const order: string[] = [];
+    for (const member of ['a', 'b', 'c']) await bus.subscribe('work', () => void order.push(member), { queue: 'workers' });
+    for (let i = 0; i < 6; i++) await bus.request('work', i, { timeoutMs: 1_000 });
+    expect(order).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
+  });
+
+  it('logs a failing event handler instead of failing the publisher', async () => {
+    const logged: object[] = [];
+    const capture = { error: (fields: object) => void logged.push(fields), warn: () => {}, info: () => {} };
+    const bus = new InProcessBus({ logger: capture });
+    await bus.subscribe('sb.v1.evt.session.SessionConnected', () => {
+      throw Object.assign(new Error('projection is behind'), { code: 'PROJECTION_BEHIND' });
+    });
+    await expect(bus.publish('sb.v1.evt.session.SessionConnected', { sessionId: 'ses_1' })).resolves.toBeUndefined();
+    await eventually(() => expect(logged).toEqual([
+      { subject: 'sb.v1.evt.session.SessionConnected', error: { code: 'PROJECTION_BEHIND', message: 'projection is behind' } },
+    ]));
+  });
+
+  it('copies payloads, so a handler cannot change what its caller holds', async () => {
+    const bus = new InProcessBus();
+    await bus.subscribe('mutate', (message: { data: { items: number[] } }) => {
+      message.data.items.push(4);
+      return message.data;
+    });
+    const sent = { items: [1, 2, 3] };
+    const reply = await bus.request('mutate', sent, { timeoutMs: 1_000 });
+    expect(sent.items).toEqual([1, 2, 3]);
+    expect(reply.data).toEqual({ items: [1, 2, 3, 4] });
+  });
+});

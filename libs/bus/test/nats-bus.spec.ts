@@ -1,0 +1,52 @@
+import { connect } from '@nats-io/transport-node';
+import { describe, expect, it } from 'vitest';
+import type { Bus } from '../src/bus.js';
+import { BusUnavailableError } from '../src/errors.js';
+import { NatsBus } from '../src/nats-bus.js';
+import { busContract } from './bus.contract.js';
+import { closedLoopbackPort } from '../src/testing/index.js';
+import { uniquePrefix } from './support.js';
+
+/** The shared NATS server of this machine; tests only use subjects under a unique prefix. */
+const SHARED_NATS = process.env['SWITCHBOARD_NATS_URL'] ?? 'nats://127.0.0.1:4222';
+
+busContract('nats', async () => {
+  const connections: Bus[] = [];
+  return {
+    connect: async () => {
+      const bus = await NatsBus.connect({ servers: SHARED_NATS, name: 'bus-contract' });
+      connections.push(bus);
+      return bus;
+    },
+    close: async () => void (await Promise.all(connections.map((bus) => bus.close()))),
+  };
+});
+
+describe('NatsBus with clients that do not speak the envelope', () => {
+  it('answers a request whose payload is not JSON with MALFORMED_PAYLOAD', async () => {
+    const bus = await NatsBus.connect({ servers: SHARED_NATS, name: 'bus-malformed' });
+    const raw = await connect({ servers: SHARED_NATS });
+    const subject = `${uniquePrefix()}.quota.reserve`;
+    await bus.subscribe(subject, () => 'unreachable');
+    const reply = await raw.request(subject, new TextEncoder().encode('{not json'), { timeout: 2_000 });
+    expect(JSON.parse(new TextDecoder().decode(reply.data))).toEqual({ ok: false, error: { code: 'MALFORMED_PAYLOAD', message: 'payload is not JSON' } });
+    await Promise.all([raw.close(), bus.close()]);
+  });
+});
+
+describe('NatsBus connect', () => {
+  it('fails fast with BusUnavailableError when NATS is unreachable', async () => {
+    const port = await closedLoopbackPort();
+    const started = Date.now();
+    const failure = await NatsBus.connect({ servers: `nats://127.0.0.1:${port}` }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(BusUnavailableError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('reports its server and connection state', async () => {
+    const bus = await NatsBus.connect({ servers: SHARED_NATS, name: 'bus-health' });
+    expect(bus.health()).toMatchObject({ transport: 'nats', connected: true, server: expect.stringContaining('127.0.0.1') });
+    await bus.close();
+    expect(bus.health().connected).toBe(false);
+  });
+});

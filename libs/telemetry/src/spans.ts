@@ -1,0 +1,56 @@
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Link, Span } from '@opentelemetry/api';
+import { spanContextFromTraceparent } from './propagation.js';
+
+const TRACER_NAME = '@switchboard/telemetry';
+
+export interface RunInSpanOptions {
+  kind?: SpanKind;
+  attributes?: Attributes;
+  links?: Link[];
+  /** Parent context; the active one when omitted. */
+  parent?: Context;
+}
+
+/**
+ * Runs `work` inside a new active span and ends it when `work` settles. A thrown error is
+ * recorded on the span (status ERROR) and rethrown unchanged.
+ */
+export async function runInSpan<T>(name: string, options: RunInSpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
+  const parent = options.parent ?? context.active();
+  const span = trace.getTracer(TRACER_NAME).startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
+    parent,
+  );
+  try {
+    return await context.with(trace.setSpan(parent, span), () => work(span));
+  } catch (error) {
+    markSpanFailed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** Records `error` on `span` without its message when the message may carry user data. */
+export function markSpanFailed(span: Span, error: unknown): void {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? (error as Error)?.name ?? 'error' });
+  if (error instanceof Error) span.recordException(error);
+}
+
+/**
+ * For work that happens later than the request that caused it (receipts, projections,
+ * recovery): a new span in the current trace (or a new trace) that LINKS to the span stored
+ * as `traceparent` in event metadata, instead of pretending to be its child minutes later.
+ */
+export async function runInLinkedSpan<T>(
+  name: string,
+  storedTraceparent: string | undefined,
+  work: (span: Span) => Promise<T> | T,
+  options: Omit<RunInSpanOptions, 'links'> = {},
+): Promise<T> {
+  const linked = spanContextFromTraceparent(storedTraceparent);
+  return runInSpan(name, { ...options, links: linked ? [{ context: linked }] : [] }, work);
+}
