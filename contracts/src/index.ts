@@ -47,6 +47,7 @@ export * from './quota/subjects.js';
 
 export * from './admin/http.js';
 export * from './health/http.js';
+export * from './health/ready.js';
 
 export * from './examples/ids.js';
 export * from './examples/http.js';

@@ -1,0 +1,77 @@
+import { ApiError, BACKEND_SERVICES, HTTP_HEADERS } from '@switchboard/contracts';
+import type { Bus } from '@switchboard/bus';
+import type { SwitchboardConfig } from '@switchboard/service-kit';
+import type { Logger } from '@switchboard/telemetry';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { Authenticator } from './auth/authenticator.js';
+import { BODY_LIMIT_BYTES, installJsonBodies } from './http/body.js';
+import './http/deps.js';
+import { sendError } from './http/errors.js';
+import { endRequestTrace, startRequestTrace } from './http/trace.js';
+import type { RequestTrace } from './http/trace.js';
+import { registerDocsRoutes } from './routes/docs.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { ROUTE_MODULES } from './routes/index.js';
+import type { RouteRegistrar } from './routes/index.js';
+
+export interface BuildGatewayOptions {
+  bus: Bus;
+  config: SwitchboardConfig;
+  logger: Logger;
+  /** Services `/readyz` waits for (`sb.v1.<service>.ready`); default sessions, messaging, quota. */
+  services?: readonly string[];
+  /** More route groups (the embedded app, tests), registered after the built-in ones. */
+  routes?: readonly RouteRegistrar[];
+  /** How long a key lookup is cached (ms); default AUTH_CACHE_TTL_MS. */
+  authCacheTtlMs?: number;
+}
+
+/**
+ * The HTTP gateway as a fastify app, routes registered and not listening: the caller listens
+ * (`src/main.ts` in the distributed mode, the embedded app in `npm start`) or injects (tests).
+ * Closing the app unsubscribes from the bus; the bus itself belongs to the caller.
+ */
+export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
+  const traces = new WeakMap<IncomingMessage, RequestTrace>();
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // The request id IS the trace id of the request's span (X-Request-Id, error `requestId`).
+    genReqId: (raw) => {
+      const requestTrace = startRequestTrace(raw.method ?? 'GET', (raw.url ?? '/').split('?')[0] ?? '/');
+      traces.set(raw, requestTrace);
+      return requestTrace.traceId;
+    },
+  }) as unknown as FastifyInstance;
+  const auth = await Authenticator.start({ bus: options.bus, logger: app.log, adminApiKey: options.config.adminApiKey, cacheTtlMs: options.authCacheTtlMs });
+  app.decorate('gateway', { bus: options.bus, config: options.config, auth, services: options.services ?? BACKEND_SERVICES });
+  app.addHook('onClose', async () => auth.close());
+  installRequestHooks(app, traces);
+  installJsonBodies(app);
+  app.setNotFoundHandler((request, reply) => sendError(reply, new ApiError('ROUTE_NOT_FOUND'), request.id, request.log));
+  app.setErrorHandler((error, request, reply) => sendError(reply, error, request.id, request.log));
+  registerHealthRoutes(app);
+  registerDocsRoutes(app);
+  for (const register of [...ROUTE_MODULES, ...(options.routes ?? [])]) register(app);
+  return app;
+}
+
+function installRequestHooks(app: FastifyInstance, traces: WeakMap<IncomingMessage, RequestTrace>): void {
+  app.decorateRequest('sbTrace', null as unknown as RequestTrace);
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    request.sbTrace = traces.get(request.raw) ?? startRequestTrace(request.method, request.url);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header(HTTP_HEADERS.requestId, request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    endRequestTrace(request.sbTrace, request.method, request.routeOptions.url, reply.statusCode);
+  });
+  // A client that hangs up gets no response; its span still ends (499, as proxies log it).
+  app.addHook('onRequestAbort', async (request) => {
+    endRequestTrace(request.sbTrace, request.method, request.routeOptions.url, 499);
+  });
+}

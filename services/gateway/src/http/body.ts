@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '@switchboard/contracts';
+
+/**
+ * Largest request body: 24 MiB. Media may be sent inline as base64 (4/3 of the bytes): this fits
+ * the video and audio cap of 16 MB (about 21.4 MB of base64) with room for the other fields; a
+ * document above about 17 MB has to be sent as a URL. Larger bodies answer 413 before they are read
+ * when Content-Length says so, or as soon as the limit is crossed.
+ */
+export const BODY_LIMIT_BYTES = 24 * 1024 * 1024;
+
+/**
+ * JSON is the only body type (anything else is 415 UNSUPPORTED_MEDIA_TYPE). An empty body is
+ * "no body" (an optional one, like POST /v1/sessions, then counts as `{}`); unparseable JSON is
+ * 400 INVALID_JSON. `__proto__` keys are refused, as fastify's own parser does, so no parsed
+ * object can reach a prototype.
+ */
+export function installJsonBodies(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  for (const type of ['application/json', /^application\/[\w.+-]+\+json$/]) {
+    app.addContentTypeParser(type, { parseAs: 'string' }, (_request, body, done) => {
+      const parsed = parseJson(typeof body === 'string' ? body : body.toString('utf8'));
+      if (parsed instanceof ApiError) done(parsed, undefined);
+      else done(null, parsed);
+    });
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text, refuseProto);
+  } catch {
+    return new ApiError('INVALID_JSON');
+  }
+}
+
+function refuseProto(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new SyntaxError('__proto__ is not allowed');
+  return value;
+}

@@ -1,0 +1,26 @@
+import type { Bus } from '@switchboard/bus';
+import type { SwitchboardConfig } from '@switchboard/service-kit';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
+import type { RequestTrace } from './trace.js';
+
+/** What every route reaches through `app.gateway`. */
+export interface GatewayDeps {
+  readonly bus: Bus;
+  readonly config: SwitchboardConfig;
+  readonly auth: Authenticator;
+  /** Services `/readyz` asks over `sb.v1.<service>.ready`. */
+  readonly services: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    gateway: GatewayDeps;
+  }
+  interface FastifyRequest {
+    /** The request's SERVER span; `request.id` is its trace id. */
+    sbTrace: RequestTrace;
+    /** Set by the auth hook of authenticated routes; null on public ones. */
+    principal: Principal | null;
+  }
+}

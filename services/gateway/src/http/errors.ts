@@ -1,0 +1,108 @@
+import { ApiError, ErrorCode, HTTP_HEADERS, isApiError } from '@switchboard/contracts';
+import type { ErrorCode as ErrorCodeType } from '@switchboard/contracts';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+
+/** Seconds a client is asked to wait after a 503 (bus or service unreachable). */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+
+/** Fastify's own failures that have a code of their own in api-decisions.md. */
+const FASTIFY_CODES: Readonly<Record<string, ErrorCodeType>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_JSON',
+};
+
+const BY_STATUS: Readonly<Record<number, ErrorCodeType>> = {
+  404: 'ROUTE_NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+interface Coded {
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  details?: unknown;
+  statusCode?: unknown;
+}
+
+/**
+ * What a client may see of any failure: an ApiError with a public code, or `null` for a bug
+ * (rendered as INTERNAL_ERROR and logged). Bus errors are matched by name as well as class, so a
+ * second copy of @switchboard/bus in the tree cannot turn a timeout into a 500.
+ */
+export function toPublicError(error: unknown): ApiError | null {
+  if (isApiError(error)) return error;
+  if (typeof error !== 'object' || error === null) return null;
+  const e = error as Coded;
+  switch (e.name) {
+    case 'DeadlineExceededError':
+      return new ApiError('UPSTREAM_TIMEOUT');
+    case 'NoResponderError':
+    case 'BusUnavailableError':
+      return new ApiError('SERVICE_UNAVAILABLE');
+    case 'RemoteError':
+      return fromRemote(e);
+  }
+  return fromFastify(e);
+}
+
+/** A service's named failure keeps its code, message and details; anything else is a bug there. */
+function fromRemote(e: Coded): ApiError | null {
+  const code = ErrorCode.safeParse(e.code);
+  if (!code.success || code.data === 'INTERNAL_ERROR') return null;
+  const message = typeof e.message === 'string' && e.message !== '' ? e.message : undefined;
+  const details = typeof e.details === 'object' && e.details !== null ? (e.details as ApiError['details']) : undefined;
+  return new ApiError(code.data, message, details);
+}
+
+function fromFastify(e: Coded): ApiError | null {
+  const byCode = typeof e.code === 'string' ? FASTIFY_CODES[e.code] : undefined;
+  if (byCode) return new ApiError(byCode);
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 500) return null;
+  const byStatus = BY_STATUS[status];
+  if (byStatus) return new ApiError(byStatus);
+  // Other client errors fastify raises (a malformed URL, a bad header): the request is invalid.
+  // Its own message may quote internals, so the default sentence is used.
+  return typeof e.code === 'string' && e.code.startsWith('FST_ERR_CTP') ? new ApiError('INVALID_JSON') : new ApiError('VALIDATION_ERROR');
+}
+
+/** Headers an error code asks for: `WWW-Authenticate` on 401, `Retry-After` where it helps. */
+function errorHeaders(error: ApiError, now: Date): Record<string, string> {
+  switch (error.code) {
+    case 'UNAUTHORIZED':
+      return { [HTTP_HEADERS.wwwAuthenticate]: 'Bearer realm="switchboard"' };
+    case 'SERVICE_UNAVAILABLE':
+      return { [HTTP_HEADERS.retryAfter]: String(RETRY_AFTER_UNAVAILABLE_SECONDS) };
+    case 'DAILY_MESSAGE_LIMIT_REACHED':
+      return retryAtReset(error, now);
+    default:
+      return {};
+  }
+}
+
+/** `Retry-After` = whole seconds until the daily counter resets (details.resetsAt). */
+function retryAtReset(error: ApiError, now: Date): Record<string, string> {
+  const resetsAt = (error.details as { resetsAt?: unknown } | undefined)?.resetsAt;
+  const at = typeof resetsAt === 'string' ? Date.parse(resetsAt) : Number.NaN;
+  if (Number.isNaN(at)) return {};
+  return { [HTTP_HEADERS.retryAfter]: String(Math.max(0, Math.ceil((at - now.getTime()) / 1000))) };
+}
+
+/**
+ * Renders any failure as the error envelope. Bugs become INTERNAL_ERROR, logged with the request
+ * id (and the error, which never reaches the client).
+ */
+export function sendError(reply: FastifyReply, error: unknown, requestId: string, logger: FastifyBaseLogger): FastifyReply {
+  const publicError = toPublicError(error);
+  const shown = publicError ?? new ApiError('INTERNAL_ERROR');
+  if (publicError === null) logger.error({ requestId, err: error }, 'request failed with an internal error');
+  else if (shown.httpStatus >= 500) logger.warn({ requestId, code: shown.code }, 'request failed upstream');
+  return reply
+    .code(shown.httpStatus)
+    .headers(errorHeaders(shown, new Date()))
+    .type('application/json; charset=utf-8')
+    .send(shown.toEnvelope(requestId));
+}

@@ -1,0 +1,44 @@
+import { ERROR_DEFAULT_MESSAGE, ERROR_HTTP_STATUS, ErrorCode } from '@switchboard/contracts';
+import { BODY_LIMIT_BYTES } from '../http/body.js';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../http/errors.js';
+
+const MIB = 1024 * 1024;
+
+function errorTable(): string {
+  const rows = ErrorCode.options.map((code) => `| ${ERROR_HTTP_STATUS[code]} | \`${code}\` | ${ERROR_DEFAULT_MESSAGE[code]} |`);
+  return ['| HTTP | code | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** The document's description: what every endpoint shares, said once. */
+export function apiDescription(): string {
+  return `Send WhatsApp messages through your own account: create a session, scan its QR code, send.
+
+**Paths.** Every endpoint answers under \`/v1/...\` and, identically, under \`/api/v1/...\`. Only the
+\`/v1\` form is listed here. \`/healthz\`, \`/readyz\`, this document (\`/v1/openapi.json\`) and the
+docs page (\`/docs\`) need no key.
+
+**Authentication.** \`Authorization: Bearer <API_KEY>\` on every other call. A missing header, another
+scheme, or an unknown or revoked key answers 401 \`UNAUTHORIZED\` with \`WWW-Authenticate: Bearer\`; a valid
+key without the endpoint's scope (\`api\` for sessions and messages, \`admin\` for \`/v1/admin\`) answers 403
+\`FORBIDDEN\`. A revoked key stops working within one second on every gateway.
+
+**Envelopes.** Success: \`{"success": true, "data": ...}\` (201 for creates, 200 otherwise), or
+\`{"success": true, "message": ...}\` for deletes and revocations. Failure:
+\`{"success": false, "error": {"code", "message", "details"?, "requestId"}}\`; \`VALIDATION_ERROR\` lists every
+problem as \`details: [{path, message}]\` (body fields by their own path, e.g. \`buttons.1.text\`; query and
+path parameters as \`query.limit\`, \`params.sessionId\`). Unknown body fields are rejected.
+
+**Request ids.** Every response carries \`X-Request-Id\`, the W3C trace id (32 hex characters) of the
+request; error bodies repeat it as \`requestId\`. Quote it when reporting a problem.
+
+**Bodies.** \`Content-Type: application/json\` (else 415). At most ${BODY_LIMIT_BYTES / MIB} MiB (else 413): inline
+base64 media fits up to the image (5 MB), video and audio (16 MB) limits; a document larger than about
+17 MB must be sent as a URL.
+
+**Retries.** 503 \`SERVICE_UNAVAILABLE\` carries \`Retry-After: ${RETRY_AFTER_UNAVAILABLE_SECONDS}\`; 429
+\`DAILY_MESSAGE_LIMIT_REACHED\` carries \`Retry-After\` in seconds until 00:00 UTC.
+
+**Error codes**
+
+${errorTable()}`;
+}

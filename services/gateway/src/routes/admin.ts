@@ -1,0 +1,40 @@
+import { ADMIN_ENDPOINTS, DEFAULT_KEY_SCOPES, QuotaSubjects, success, successMessage } from '@switchboard/contracts';
+import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
+import type { FastifyInstance } from 'fastify';
+import { defineRoute } from './kit.js';
+
+/**
+ * The admin API of api-decisions.md (scope `admin`), over the quota service's subjects. The
+ * gateway mints every key here: only its SHA-256 crosses the bus, and the raw key appears in
+ * this one response and nowhere else (not in logs, events or replies).
+ */
+export function registerAdminRoutes(app: FastifyInstance): void {
+  defineRoute(app, ADMIN_ENDPOINTS.createAccount, async (ctx) => {
+    const apiKey = mintApiKey();
+    const key = { keyHash: hashApiKey(apiKey), scopes: [...DEFAULT_KEY_SCOPES] };
+    const account = await ctx.call(QuotaSubjects.accounts.create, { name: ctx.body.name, plan: ctx.body.plan, key });
+    return success({ accountId: account.accountId, name: account.name, plan: account.plan, apiKey });
+  });
+
+  defineRoute(app, ADMIN_ENDPOINTS.getAccount, async (ctx) =>
+    success(await ctx.call(QuotaSubjects.accounts.get, { accountId: ctx.params.accountId })),
+  );
+
+  defineRoute(app, ADMIN_ENDPOINTS.patchAccount, async (ctx) =>
+    success(await ctx.call(QuotaSubjects.accounts.setPlan, { accountId: ctx.params.accountId, plan: ctx.body.plan })),
+  );
+
+  defineRoute(app, ADMIN_ENDPOINTS.createKey, async (ctx) => {
+    const apiKey = mintApiKey();
+    const scopes = ctx.body.scopes ?? [...DEFAULT_KEY_SCOPES];
+    const key = await ctx.call(QuotaSubjects.keys.create, { accountId: ctx.params.accountId, keyHash: hashApiKey(apiKey), scopes });
+    return success({ keyId: key.keyId, apiKey });
+  });
+
+  defineRoute(app, ADMIN_ENDPOINTS.revokeKey, async (ctx) => {
+    const revoked = await ctx.call(QuotaSubjects.keys.revoke, { keyId: ctx.params.keyId });
+    // This replica stops accepting the key at once; the others on the ApiKeyRevoked fact.
+    app.gateway.auth.forgetKey(revoked.keyId);
+    return successMessage('API key revoked');
+  });
+}

@@ -1,0 +1,54 @@
+import { HEALTH_ENDPOINTS, isApiError, readySubject } from '@switchboard/contracts';
+import type { ReadinessCheck, ReadyzResponse } from '@switchboard/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { callService } from '../http/call-service.js';
+import '../http/deps.js';
+
+/** Deadline for each service's readiness answer; probes must answer well within k8s' timeouts. */
+export const READY_TIMEOUT_MS = 2_000;
+
+/**
+ * Probes, unauthenticated and outside the envelopes (contracts/src/health): `/healthz` says the
+ * process answers; `/readyz` says the bus is connected and every service answered
+ * `sb.v1.<service>.ready` with `ready: true`, else 503 naming what is missing.
+ */
+export function registerHealthRoutes(app: FastifyInstance): void {
+  app.get(HEALTH_ENDPOINTS.healthz.path, async () => ({ status: 'ok' as const }));
+  app.get(HEALTH_ENDPOINTS.readyz.path, async (request, reply) => {
+    const body = await readiness(app, request);
+    return reply.code(body.status === 'ready' ? 200 : 503).send(body);
+  });
+}
+
+async function readiness(app: FastifyInstance, request: FastifyRequest): Promise<ReadyzResponse> {
+  const { bus, services } = app.gateway;
+  const checks: Record<string, ReadinessCheck> = {};
+  checks['bus'] = bus.isConnected() ? { ok: true } : { ok: false, detail: 'not connected' };
+  const answers = await Promise.all(services.map((service) => serviceCheck(app, request, service)));
+  services.forEach((service, i) => (checks[service] = answers[i] as ReadinessCheck));
+  const ready = Object.values(checks).every((check) => check.ok);
+  return { status: ready ? 'ready' : 'not_ready', checks };
+}
+
+async function serviceCheck(app: FastifyInstance, request: FastifyRequest, service: string): Promise<ReadinessCheck> {
+  try {
+    const reply = await callService(app.gateway.bus, readySubject(service), {}, {
+      requestId: request.id,
+      timeoutMs: READY_TIMEOUT_MS,
+      traceContext: request.sbTrace.context,
+    });
+    if (reply.ready) return { ok: true };
+    const failing = Object.entries(reply.details).filter(([, check]) => !check.ok);
+    const detail = failing.map(([name, check]) => (check.detail ? `${name}: ${check.detail}` : name)).join('; ');
+    return { ok: false, detail: `not ready${detail ? ` (${detail})` : ''}` };
+  } catch (error) {
+    return { ok: false, detail: whyUnanswered(error, service) };
+  }
+}
+
+function whyUnanswered(error: unknown, service: string): string {
+  if (!isApiError(error)) return `the ${service} service gave an unreadable answer`;
+  if (error.code === 'UPSTREAM_TIMEOUT') return `the ${service} service did not answer within ${READY_TIMEOUT_MS} ms`;
+  if (error.code === 'SERVICE_UNAVAILABLE') return `no ${service} service answers on the bus`;
+  return `the ${service} service answered ${error.code}`;
+}

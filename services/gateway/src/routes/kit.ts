@@ -1,0 +1,150 @@
+import { ApiError, pathsOf, validationError } from '@switchboard/contracts';
+import type { ApiKeyScope, EndpointContract, ReplyOf, RequestInput, SubjectContract, ValidationIssue } from '@switchboard/contracts';
+import type { SwitchboardConfig } from '@switchboard/service-kit';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { hasScope } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
+import { ContractViolationError, callService } from '../http/call-service.js';
+import '../http/deps.js';
+import { inRequestContext } from '../http/trace.js';
+
+/** Who may call a route: keys with this scope, or anyone (`public`: probes, docs). */
+export type RouteScope = ApiKeyScope | 'public';
+
+export interface RouteOptions {
+  /** Default: `admin` under `/v1/admin/`, `api` everywhere else. */
+  readonly scope?: RouteScope;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** Everything a route handler needs; inputs are already validated with the contract's schemas. */
+export interface RouteContext<E extends EndpointContract> {
+  readonly params: Parsed<E['params']>;
+  readonly query: Parsed<E['query']>;
+  readonly body: Parsed<E['body']>;
+  /** The caller (never null on authenticated routes). */
+  readonly principal: Principal;
+  /** The caller's account id; 403 FORBIDDEN when the key has none (the operator key). */
+  readonly accountId: string;
+  /** W3C trace id of the request: `X-Request-Id`, `requestId`, bus `correlation-id`. */
+  readonly requestId: string;
+  readonly request: FastifyRequest;
+  /** Use it for anything beyond the body: `ctx.reply.code(202)`, `ctx.reply.header(...)`. */
+  readonly reply: FastifyReply;
+  readonly config: SwitchboardConfig;
+  readonly logger: FastifyBaseLogger;
+  /** `callService` with this request's trace, correlation id and account id filled in. */
+  call<S extends SubjectContract>(subject: S, data: RequestInput<S>, options?: { timeoutMs?: number }): Promise<ReplyOf<S>>;
+}
+
+/** Returns the success body (envelope included); it is checked against `endpoint.response`. */
+export type RouteHandler<E extends EndpointContract> = (ctx: RouteContext<E>) => Promise<z.input<E['response']>>;
+
+const NO_ACCOUNT = 'This API key belongs to no account; use an account key for this endpoint.';
+
+/**
+ * Registers one endpoint of a contracts endpoint table under `/v1/...` and `/api/v1/...`:
+ * authentication and scope (before the body is read), validation of params, query and body
+ * with the contract's zod schemas (every problem in one VALIDATION_ERROR), the success status
+ * of the contract, and the response checked against its schema (unknown keys stripped).
+ */
+export function defineRoute<E extends EndpointContract>(
+  app: FastifyInstance,
+  endpoint: E,
+  handler: RouteHandler<E>,
+  options: RouteOptions = {},
+): void {
+  const scope = options.scope ?? (endpoint.path.startsWith('/v1/admin/') ? 'admin' : 'api');
+  for (const url of pathsOf(endpoint.path)) {
+    app.route({
+      method: endpoint.method,
+      url,
+      onRequest: scope === 'public' ? [] : [authHook(app, scope)],
+      handler: (request, reply) => inRequestContext(request.sbTrace, () => runHandler(app, endpoint, handler, request, reply)),
+    });
+  }
+}
+
+function authHook(app: FastifyInstance, scope: ApiKeyScope) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const principal = await app.gateway.auth.authenticate(request.headers.authorization, {
+      requestId: request.id,
+      traceContext: request.sbTrace.context,
+    });
+    request.principal = principal;
+    if (!hasScope(principal, scope)) {
+      throw new ApiError('FORBIDDEN', `This API key lacks the "${scope}" scope needed for this endpoint.`);
+    }
+  };
+}
+
+async function runHandler<E extends EndpointContract>(
+  app: FastifyInstance,
+  endpoint: E,
+  handler: RouteHandler<E>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const input = validateInput(endpoint, request);
+  reply.code(endpoint.status);
+  const result = await handler(routeContext(app, request, reply, input) as RouteContext<E>);
+  const checked = endpoint.response.safeParse(result);
+  if (!checked.success) throw new ContractViolationError(`${endpoint.method} ${endpoint.path}`, 'reply', checked.error);
+  return checked.data;
+}
+
+interface Input {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/**
+ * Params, query and body against their schemas, all at once. Body paths are as in the body
+ * (`buttons.1.text`); query and path parameters are prefixed (`query.limit`, `params.sessionId`).
+ * An absent body counts as `{}`, so each missing required field is named.
+ */
+export function validateInput(endpoint: EndpointContract, request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): Input {
+  const issues: ValidationIssue[] = [];
+  const check = (schema: z.ZodType | undefined, value: unknown, where?: string): unknown => {
+    if (schema === undefined) return undefined;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    issues.push(...((validationError(parsed.error, where).details as ValidationIssue[] | undefined) ?? []));
+    return undefined;
+  };
+  const input = {
+    params: check(endpoint.params, request.params, 'params'),
+    query: check(endpoint.query, request.query, 'query'),
+    body: check(endpoint.body, request.body ?? {}),
+  };
+  if (issues.length > 0) throw new ApiError('VALIDATION_ERROR', undefined, issues);
+  return input;
+}
+
+function routeContext(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, input: Input): RouteContext<EndpointContract> {
+  const principal = request.principal;
+  const { bus, config } = app.gateway;
+  return {
+    ...(input as Pick<RouteContext<EndpointContract>, 'params' | 'query' | 'body'>),
+    principal: principal as Principal,
+    get accountId(): string {
+      if (!principal?.accountId) throw new ApiError('FORBIDDEN', NO_ACCOUNT);
+      return principal.accountId;
+    },
+    requestId: request.id,
+    request,
+    reply,
+    config,
+    logger: request.log,
+    call: (subject, data, options) =>
+      callService(bus, subject, data, {
+        requestId: request.id,
+        accountId: principal?.accountId ?? null,
+        timeoutMs: options?.timeoutMs,
+        traceContext: request.sbTrace.context,
+      }),
+  };
+}

@@ -1,0 +1,32 @@
+import { SESSION_ENDPOINTS, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
+import type { FastifyInstance } from 'fastify';
+import { defineRoute } from './kit.js';
+
+/**
+ * The session endpoints of service-spec.md, over the sessions service's subjects. Creating a
+ * session waits for the network's first pairing code, so its deadline is longer than a lookup's.
+ */
+const CREATE_TIMEOUT_MS = 30_000;
+
+export function registerSessionRoutes(app: FastifyInstance): void {
+  defineRoute(app, SESSION_ENDPOINTS.create, async (ctx) =>
+    success(await ctx.call(SessionsSubjects.create, { accountId: ctx.accountId, name: ctx.body.name }, { timeoutMs: CREATE_TIMEOUT_MS })),
+  );
+
+  defineRoute(app, SESSION_ENDPOINTS.list, async (ctx) =>
+    success(await ctx.call(SessionsSubjects.list, { accountId: ctx.accountId, ...ctx.query })),
+  );
+
+  defineRoute(app, SESSION_ENDPOINTS.get, async (ctx) =>
+    success(await ctx.call(SessionsSubjects.get, { accountId: ctx.accountId, sessionId: ctx.params.sessionId })),
+  );
+
+  defineRoute(app, SESSION_ENDPOINTS.qr, async (ctx) =>
+    success(await ctx.call(SessionsSubjects.qr, { accountId: ctx.accountId, sessionId: ctx.params.sessionId })),
+  );
+
+  defineRoute(app, SESSION_ENDPOINTS.delete, async (ctx) => {
+    await ctx.call(SessionsSubjects.delete, { accountId: ctx.accountId, sessionId: ctx.params.sessionId }, { timeoutMs: CREATE_TIMEOUT_MS });
+    return successMessage('Session disconnected and deleted');
+  });
+}

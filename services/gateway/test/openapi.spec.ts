@@ -1,0 +1,76 @@
+import { ADMIN_ENDPOINTS, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS } from '@switchboard/contracts';
+import { InProcessBus } from '@switchboard/bus';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway } from './support.js';
+
+let bus: InProcessBus;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  bus = new InProcessBus({ logger: { error() {}, warn() {}, info() {} } });
+  app = await startGateway(bus);
+});
+afterAll(async () => {
+  await app.close();
+  await bus.close();
+});
+
+const ALL = [SESSION_ENDPOINTS, MESSAGE_ENDPOINTS, ADMIN_ENDPOINTS, HEALTH_ENDPOINTS].flatMap((table) => Object.values(table));
+
+describe('/v1/openapi.json', () => {
+  it('is OpenAPI 3.1 JSON, without a key, under both prefixes', async () => {
+    for (const url of ['/v1/openapi.json', '/api/v1/openapi.json']) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(response.body)).toMatchObject({ openapi: '3.1.0', info: { title: 'Switchboard API' } });
+    }
+  });
+
+  it('lists every endpoint of the contracts endpoint tables with its success status', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    for (const endpoint of ALL) {
+      const path = endpoint.path.replace(/:(\w+)/g, '{$1}');
+      const operation = document.paths[path]?.[endpoint.method.toLowerCase()];
+      expect(operation, `${endpoint.method} ${path}`).toBeDefined();
+      expect(Object.keys(operation.responses)).toContain(String(endpoint.status));
+    }
+    const count = Object.values(document.paths as Record<string, object>).reduce((n, methods) => n + Object.keys(methods).length, 0);
+    expect(count).toBe(ALL.length);
+    expect(ALL.length).toBe(17);
+  });
+
+  it('declares bearer auth, public probes, the /api note, error envelopes and examples', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(document.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.paths['/healthz'].get.security).toEqual([]);
+    expect(document.info.description).toContain('/api/v1/');
+    expect(document.components.schemas.ErrorEnvelope.properties.success).toEqual({ type: 'boolean', const: false });
+    const sendButtons = document.paths['/v1/messages/buttons'].post;
+    expect(sendButtons.requestBody.content['application/json'].example).toEqual(HTTP_EXAMPLES.sendButtonsBody);
+    expect(sendButtons.requestBody.content['application/json'].schema).toMatchObject({ additionalProperties: false });
+    expect(sendButtons.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+    expect(document.components.responses.BadRequest.content['application/json'].example).toEqual(HTTP_EXAMPLES.validationErrorResponse);
+    const list = document.paths['/v1/sessions'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
+    expect(list).toEqual(['query:limit', 'query:offset', 'query:status']);
+    expect(document.paths['/v1/sessions'].post.requestBody.required).toBe(false);
+    expect(document.paths['/v1/messages/text'].post.requestBody.required).toBe(true);
+  });
+});
+
+describe('/docs', () => {
+  it('is a self-contained HTML page that loads nothing from elsewhere', async () => {
+    const response = await app.inject({ method: 'GET', url: '/docs' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.headers['content-security-policy']).toContain("default-src 'none'");
+    const html = response.body;
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain('/v1/messages/buttons');
+    expect(html).toContain('UNAUTHORIZED');
+    expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
+  });
+});

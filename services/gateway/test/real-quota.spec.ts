@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { success, successEnvelope } from '@switchboard/contracts';
+import type { EndpointContract } from '@switchboard/contracts';
+import { InProcessBus } from '@switchboard/bus';
+import { loadConfig } from '@switchboard/service-kit';
+// An integration test, not a dependency of the gateway's code: the real quota service stands
+// behind the bus here exactly as it does in production (the gateway's src never imports it).
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { startQuotaService } from '@switchboard/quota';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineRoute } from '../src/index.js';
+import { ADMIN_KEY, bearer, createAccount, silentLogger, startGateway } from './support.js';
+
+const WHOAMI = {
+  method: 'GET',
+  path: '/v1/whoami',
+  status: 200,
+  response: successEnvelope(z.object({ accountId: z.string(), plan: z.string().nullable() })),
+} as const satisfies EndpointContract;
+const whoami = (app: FastifyInstance) => defineRoute(app, WHOAMI, async (ctx) => success({ accountId: ctx.accountId, plan: ctx.principal.plan }));
+
+const REVOCATION_BOUND_MS = 1_000;
+const SLACK_MS = 250; // a loaded 2-core machine: the poll's own round trips, GC pauses
+
+let dataDir: string;
+let bus: InProcessBus;
+let quota: Awaited<ReturnType<typeof startQuotaService>>;
+let gateways: [FastifyInstance, FastifyInstance];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'sb-gateway-quota-'));
+  bus = new InProcessBus({ logger: { error() {}, warn() {}, info() {} } });
+  const config = loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_ADMIN_API_KEY: ADMIN_KEY, SWITCHBOARD_DEFAULT_PLAN: 'basic' });
+  quota = await startQuotaService({ bus, config, logger: silentLogger() });
+  gateways = [await startGateway(bus, { routes: [whoami] }), await startGateway(bus, { routes: [whoami] })];
+});
+afterAll(async () => {
+  await Promise.all(gateways.map((app) => app.close()));
+  await quota?.close();
+  await bus.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const get = (app: FastifyInstance, url: string, key: string) => app.inject({ method: 'GET', url, headers: bearer(key) });
+
+describe('with the real quota service', () => {
+  it('creates an account whose key authenticates; unknown keys are 401', async () => {
+    const [a] = gateways;
+    const { accountId, apiKey } = await createAccount(a, 'free');
+    const me = await get(a, '/v1/whoami', apiKey);
+    expect([me.statusCode, me.json()]).toEqual([200, { success: true, data: { accountId, plan: 'free' } }]);
+    const unknown = await get(a, '/v1/whoami', `sbk_${'A'.repeat(43)}`);
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('refuses a key revoked through one gateway on the other within one second', async () => {
+    const [a, b] = gateways;
+    const { accountId } = await createAccount(a);
+    const issued = await b.inject({ method: 'POST', url: `/v1/admin/accounts/${accountId}/keys`, headers: bearer(ADMIN_KEY) });
+    expect(issued.statusCode).toBe(201);
+    const { keyId, apiKey } = issued.json().data;
+    for (const app of gateways) expect((await get(app, '/v1/whoami', apiKey)).statusCode).toBe(200);
+    const startedAt = Date.now();
+    const revoked = await a.inject({ method: 'DELETE', url: `/api/v1/admin/keys/${keyId}`, headers: bearer(ADMIN_KEY) });
+    expect(revoked.json()).toEqual({ success: true, message: 'API key revoked' });
+    let status = (await get(b, '/v1/whoami', apiKey)).statusCode;
+    while (status === 200 && Date.now() - startedAt < REVOCATION_BOUND_MS + SLACK_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = (await get(b, '/v1/whoami', apiKey)).statusCode;
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - startedAt).toBeLessThanOrEqual(REVOCATION_BOUND_MS + SLACK_MS);
+  });
+
+  it('shows a plan change to the admin API and to the key on the next request', async () => {
+    const [a, b] = gateways;
+    const { accountId, apiKey } = await createAccount(a, 'free');
+    expect((await get(b, '/v1/whoami', apiKey)).json().data.plan).toBe('free');
+    const patched = await a.inject({ method: 'PATCH', url: `/v1/admin/accounts/${accountId}`, headers: bearer(ADMIN_KEY), payload: { plan: 'enterprise' } });
+    expect([patched.statusCode, patched.json().data.plan]).toEqual([200, 'enterprise']);
+    expect((await get(b, `/v1/admin/accounts/${accountId}`, ADMIN_KEY)).json().data).toMatchObject({ accountId, plan: 'enterprise', activeSessions: 0, messagesToday: 0 });
+    await expect.poll(async () => (await get(b, '/v1/whoami', apiKey)).json().data.plan, { timeout: REVOCATION_BOUND_MS }).toBe('enterprise');
+  });
+
+  it('never shows one account to another: a non-admin key gets 403 on a foreign account', async () => {
+    const [a] = gateways;
+    const mine = await createAccount(a);
+    const theirs = await createAccount(a);
+    const response = await get(a, `/v1/admin/accounts/${theirs.accountId}`, mine.apiKey);
+    expect([response.statusCode, response.json().error.code]).toEqual([403, 'FORBIDDEN']);
+    expect(response.body).not.toContain(theirs.accountId);
+  });
+
+  it('answers 404 for unknown accounts and keys', async () => {
+    const [a] = gateways;
+    const account = await get(a, '/v1/admin/accounts/acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', ADMIN_KEY);
+    expect([account.statusCode, account.json().error.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+    const key = await a.inject({ method: 'DELETE', url: '/v1/admin/keys/key_01JD8Z5X0A1B2C3D4E5F6G7H8J', headers: bearer(ADMIN_KEY) });
+    expect([key.statusCode, key.json().error.code]).toEqual([404, 'KEY_NOT_FOUND']);
+  });
+});
