@@ -1,0 +1,66 @@
+import type { Connection, ConnectionHandler } from './connection.js';
+import { answerIq } from './iq-router.js';
+import type { MessageRouter } from './messages.js';
+import type { Network } from './network.js';
+import type { ClientHello } from './noise.js';
+import type { PairingService } from './pairing-service.js';
+import { iqResult, nowSeconds } from './wire.js';
+import type { Node } from './wire.js';
+
+/** Another connection logged in with the same device (Baileys: `DisconnectReason.connectionReplaced`). */
+const replaced: Node = { tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] };
+/** Credentials the network does not know (any more): Baileys reports `loggedOut`. */
+const unauthorized: Node = { tag: 'failure', attrs: { reason: '401', location: 'emulator' } };
+
+/** Routes connections: registration (QR pairing), login, then stanzas of a logged-in device. */
+export class ChatServer implements ConnectionHandler {
+  constructor(
+    private readonly network: Network,
+    private readonly pairing: PairingService,
+    private readonly messages: MessageRouter,
+    private readonly mediaHost: () => string,
+  ) {}
+
+  async opened(conn: Connection, hello: ClientHello): Promise<void> {
+    if (hello.payload.devicePairingData) return this.pairing.register(conn);
+    this.login(conn, hello);
+  }
+
+  async stanza(conn: Connection, node: Node): Promise<void> {
+    const self = conn.account;
+    if (!self) {
+      if (node.tag === 'iq' && node.attrs.type === 'result') this.pairing.result(conn, node);
+      else if (node.tag === 'iq') conn.send(iqResult(node));
+      return;
+    }
+    if (node.tag === 'iq' && (node.attrs.type === 'get' || node.attrs.type === 'set')) {
+      const unlinkSelf = () => this.network.unlink(self.phone);
+      conn.send(answerIq({ network: this.network, self, mediaHost: this.mediaHost(), unlinkSelf }, node));
+    } else if (node.tag === 'message') {
+      await this.messages.fromClient(self, node, (n) => conn.send(n));
+    }
+    // receipts, acks, presence, ib: nothing to answer
+  }
+
+  closed(conn: Connection): void {
+    this.pairing.closed(conn);
+    const phone = conn.account?.phone;
+    if (phone && this.network.online.get(phone) === conn) this.network.online.delete(phone);
+  }
+
+  private login(conn: Connection, hello: ClientHello): void {
+    const phone = String(hello.payload.username ?? '');
+    const device = this.network.devices.get(phone);
+    const noiseKey = hello.clientStatic.toString('hex');
+    if (!device || device.deviceId !== (hello.payload.device ?? 0) || device.noiseKey !== noiseKey) {
+      return conn.end(unauthorized);
+    }
+    this.network.online.get(phone)?.end(replaced);
+    conn.account = device;
+    this.network.online.set(phone, conn);
+    conn.send({ tag: 'success', attrs: { t: nowSeconds(), lid: `${device.lid}:${device.deviceId}@lid`, props: '1', location: 'emulator' } });
+    const held = this.network.takeOutbox(phone);
+    for (const node of held) conn.send(node);
+    conn.send({ tag: 'ib', attrs: { from: 's.whatsapp.net' }, content: [{ tag: 'offline', attrs: { count: String(held.length) } }] });
+  }
+}

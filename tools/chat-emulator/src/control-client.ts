@@ -1,0 +1,77 @@
+import type { ContactSettings, ReceivedMessage } from './model.js';
+import type { ScanResult } from './pairing-service.js';
+
+/** A non-2xx answer from the control API, with its stable error code. */
+export class EmulatorControlError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EmulatorControlError';
+  }
+}
+
+export interface EmulatorHealth {
+  status: 'ok';
+  devices: number;
+  online: number;
+  messages: { received: number; decrypted: number; failed: number };
+  /** The emulator process (shared with whatever else runs in it). */
+  process: { cpuMs: number; heapUsedBytes: number; rssBytes: number };
+}
+
+/** Typed client of the emulator's control API (for tests and tools). */
+export class EmulatorControlClient {
+  constructor(private readonly controlUrl: string) {}
+
+  /** A phone with number `phone` scans the QR: a `data:image/png;base64,...` image or the raw pairing string. */
+  scan(qrCode: string, phone: string): Promise<ScanResult> {
+    return this.call('POST', '/scan', { qrCode, phone });
+  }
+
+  setContact(phone: string, settings: Partial<ContactSettings>): Promise<ContactSettings> {
+    return this.call('PUT', `/contacts/${phone}`, settings);
+  }
+
+  messages(phone: string): Promise<ReceivedMessage[]> {
+    return this.call('GET', `/contacts/${phone}/messages`);
+  }
+
+  /** The contact `from` sends `text` to the linked number `to`. */
+  inbound(from: string, to: string, text: string): Promise<{ id: string }> {
+    return this.call('POST', `/contacts/${from}/messages`, { to, text });
+  }
+
+  /** The device linked to `phone` (404 if none). */
+  device(phone: string): Promise<{ phone: string; jid: string; deviceId: number; online: boolean; linkedAt: string }> {
+    return this.call('GET', `/devices/${phone}`);
+  }
+
+  drop(phone: string): Promise<{ dropped: true }> {
+    return this.call('POST', `/devices/${phone}/drop`);
+  }
+
+  logout(phone: string): Promise<{ loggedOut: true }> {
+    return this.call('POST', `/devices/${phone}/logout`);
+  }
+
+  /** `gc`: collect garbage first if the emulator runs with --expose-gc. */
+  health(gc = false): Promise<EmulatorHealth> {
+    return this.call('GET', gc ? '/health?gc=1' : '/health');
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.controlUrl}${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const payload = (await response.json()) as unknown;
+    if (!response.ok) {
+      const { error, message } = (payload ?? {}) as { error?: string; message?: string };
+      throw new EmulatorControlError(response.status, error ?? 'unknown', message ?? response.statusText);
+    }
+    return payload as T;
+  }
+}

@@ -1,0 +1,39 @@
+import { EmulatorError } from './errors.js';
+import type { Network } from './network.js';
+import type { Node } from './wire.js';
+
+/** The phone unlinked the device (Baileys: `DisconnectReason.loggedOut`). */
+const deviceRemoved: Node = { tag: 'stream:error', attrs: { code: '401' }, content: [{ tag: 'conflict', attrs: { type: 'device_removed' } }] };
+
+const notLinked = (phone: string): EmulatorError => new EmulatorError(404, 'device_not_linked', `no device is linked to ${phone}`);
+
+/** What the owner's phone and the network can do to a linked device. */
+export class DeviceControl {
+  constructor(private readonly network: Network) {}
+
+  /** The phone unlinks its device: a live connection is told, its credentials are refused from now on. */
+  logout(phone: string): void {
+    if (!this.network.unlink(phone)) throw notLinked(phone);
+    this.network.online.get(phone)?.end(deviceRemoved);
+  }
+
+  /** A new scan of the same number replaces its device: the old one is logged out. */
+  unlinkIfLinked(phone: string): void {
+    if (this.network.devices.has(phone)) this.logout(phone);
+  }
+
+  /** Cuts the device's connection without a word, like a network failure; the client reconnects. */
+  drop(phone: string): void {
+    if (!this.network.devices.has(phone)) throw notLinked(phone);
+    const link = this.network.online.get(phone);
+    if (!link) throw new EmulatorError(409, 'device_offline', `the device of ${phone} is not connected`);
+    link.drop();
+  }
+
+  describe(phone: string): { phone: string; jid: string; deviceId: number; online: boolean; linkedAt: string } {
+    const device = this.network.devices.get(phone);
+    if (!device) throw notLinked(phone);
+    const jid = `${phone}:${device.deviceId}@s.whatsapp.net`;
+    return { phone, jid, deviceId: device.deviceId, online: this.network.online.has(phone), linkedAt: device.linkedAt };
+  }
+}

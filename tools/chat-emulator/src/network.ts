@@ -1,0 +1,132 @@
+import { DEFAULT_CONTACT, lidForPhone } from './model.js';
+import type { ContactSettings, LinkedDevice, ReceivedMessage } from './model.js';
+import { SignalPeer } from './signal-peer.js';
+import type { StateStore } from './state-store.js';
+import type { Node } from './wire.js';
+
+/** What the network can do to a live, logged-in client connection. */
+export interface LiveLink {
+  readonly account: LinkedDevice | undefined;
+  send(node: Node): void;
+  /** Sends a final stanza (if any) and closes the stream. */
+  end(finalNode?: Node): void;
+  /** Cuts the connection without a word, like a network failure. */
+  drop(): void;
+}
+
+/** Messages kept per contact in memory (older ones stay on disk only). */
+const INBOX_LIMIT = 1000;
+/** Stanzas held for an offline device until it logs in again. */
+const OUTBOX_LIMIT = 500;
+
+/**
+ * The emulated network's state: linked devices, contacts and their phones, what they received,
+ * who is online. Per-account state stays small: no frame logs, bounded inboxes and outboxes.
+ */
+export class Network {
+  readonly devices = new Map<string, LinkedDevice>();
+  readonly online = new Map<string, LiveLink>();
+  private readonly deviceCounters = new Map<string, number>();
+  private readonly contacts = new Map<string, ContactSettings>();
+  private readonly peers = new Map<string, SignalPeer>();
+  private readonly inboxes = new Map<string, ReceivedMessage[]>();
+  private readonly outboxes = new Map<string, Node[]>();
+
+  constructor(private readonly store: StateStore | undefined) {
+    const saved = store?.loadNetwork();
+    for (const device of saved?.devices ?? []) this.devices.set(device.phone, device);
+    for (const [phone, n] of Object.entries(saved?.deviceCounters ?? {})) this.deviceCounters.set(phone, n);
+    for (const [phone, c] of Object.entries(saved?.contacts ?? {})) this.contacts.set(phone, c);
+  }
+
+  /** The Signal phone behind a number: a contact, or an account owner's primary device. */
+  peer(pn: string): SignalPeer {
+    const known = this.peers.get(pn);
+    if (known) return known;
+    const store = this.store;
+    const peer: SignalPeer = new SignalPeer(pn, lidForPhone(pn), store?.loadPeer(pn), () => {
+      store?.savePeer(pn, () => peer.snapshot());
+    });
+    this.peers.set(pn, peer);
+    return peer;
+  }
+
+  contact(pn: string): ContactSettings {
+    return this.contacts.get(pn) ?? DEFAULT_CONTACT;
+  }
+
+  setContact(pn: string, settings: ContactSettings): void {
+    this.contacts.set(pn, settings);
+    this.changed();
+  }
+
+  /** A number is on WhatsApp if it has a linked device or its contact settings say so. */
+  isOnNetwork(pn: string): boolean {
+    return this.devices.has(pn) || this.contact(pn).onNetwork;
+  }
+
+  nextDeviceId(phone: string): number {
+    const next = (this.deviceCounters.get(phone) ?? 0) + 1;
+    this.deviceCounters.set(phone, next);
+    return next;
+  }
+
+  link(device: LinkedDevice): void {
+    this.devices.set(device.phone, device);
+    this.outboxes.delete(device.phone);
+    this.changed();
+  }
+
+  unlink(phone: string): LinkedDevice | undefined {
+    const device = this.devices.get(phone);
+    this.devices.delete(phone);
+    this.outboxes.delete(phone);
+    this.changed();
+    return device;
+  }
+
+  /** Call after mutating a device record in place. */
+  changed(): void {
+    this.store?.saveNetwork(() => ({
+      devices: [...this.devices.values()],
+      deviceCounters: Object.fromEntries(this.deviceCounters),
+      contacts: Object.fromEntries(this.contacts),
+    }));
+  }
+
+  received(pn: string): ReceivedMessage[] {
+    let inbox = this.inboxes.get(pn);
+    if (!inbox) {
+      inbox = this.store?.loadInbox(pn, INBOX_LIMIT) ?? [];
+      this.inboxes.set(pn, inbox);
+    }
+    return inbox;
+  }
+
+  record(pn: string, message: ReceivedMessage): void {
+    const inbox = this.received(pn);
+    inbox.push(message);
+    if (inbox.length > INBOX_LIMIT) inbox.splice(0, inbox.length - INBOX_LIMIT);
+    this.store?.appendInbox(pn, message);
+  }
+
+  /** Sends to the account's device now, or holds the stanza until it logs in (bounded). */
+  deliver(phone: string, node: Node): void {
+    const link = this.online.get(phone);
+    if (link) return link.send(node);
+    if (!this.devices.has(phone)) return;
+    const outbox = this.outboxes.get(phone) ?? [];
+    if (outbox.length < OUTBOX_LIMIT) outbox.push(node);
+    this.outboxes.set(phone, outbox);
+  }
+
+  takeOutbox(phone: string): Node[] {
+    const outbox = this.outboxes.get(phone) ?? [];
+    this.outboxes.delete(phone);
+    return outbox;
+  }
+
+  flush(): void {
+    this.store?.flush();
+  }
+}

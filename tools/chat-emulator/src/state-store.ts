@@ -1,0 +1,109 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BufferJSON } from '@whiskeysockets/baileys';
+import type { ContactSettings, LinkedDevice, ReceivedMessage } from './model.js';
+import type { PeerSnapshot } from './signal-peer.js';
+
+/** The network's own keys: they must survive restarts or clients stop trusting it. */
+export interface IdentitySnapshot {
+  rootPrivate: string;
+  rootPublic: string;
+  staticPrivate: string;
+  staticPublic: string;
+  mediaKeyPem: string;
+  mediaCertPem: string;
+}
+
+export interface NetworkSnapshot {
+  devices: LinkedDevice[];
+  deviceCounters: Record<string, number>;
+  contacts: Record<string, ContactSettings>;
+}
+
+const FLUSH_DELAY_MS = 200;
+
+/**
+ * Files under the data directory: JSON documents written atomically (temp file + rename) shortly
+ * after a change, and one append-only JSON-lines inbox per contact.
+ */
+export class StateStore {
+  private readonly dirty = new Map<string, () => string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly dir: string) {
+    for (const sub of ['peers', 'inbox', 'media']) mkdirSync(join(dir, sub), { recursive: true });
+  }
+
+  loadIdentity(): IdentitySnapshot | undefined {
+    return this.readJson<IdentitySnapshot>('identity.json');
+  }
+
+  saveIdentity(identity: IdentitySnapshot): void {
+    this.writeNow('identity.json', JSON.stringify(identity, null, 2));
+  }
+
+  loadNetwork(): NetworkSnapshot {
+    return this.readJson<NetworkSnapshot>('network.json') ?? { devices: [], deviceCounters: {}, contacts: {} };
+  }
+
+  saveNetwork(produce: () => NetworkSnapshot): void {
+    this.markDirty('network.json', () => JSON.stringify(produce()));
+  }
+
+  loadPeer(pn: string): PeerSnapshot | undefined {
+    const text = this.readText(join('peers', `${pn}.json`));
+    return text === undefined ? undefined : (JSON.parse(text, BufferJSON.reviver) as PeerSnapshot);
+  }
+
+  savePeer(pn: string, produce: () => PeerSnapshot): void {
+    this.markDirty(join('peers', `${pn}.json`), () => JSON.stringify(produce(), BufferJSON.replacer));
+  }
+
+  loadInbox(pn: string, limit: number): ReceivedMessage[] {
+    const text = this.readText(join('inbox', `${pn}.jsonl`));
+    if (!text) return [];
+    return text.trimEnd().split('\n').slice(-limit).map((line) => JSON.parse(line) as ReceivedMessage);
+  }
+
+  appendInbox(pn: string, message: ReceivedMessage): void {
+    appendFileSync(join(this.dir, 'inbox', `${pn}.jsonl`), JSON.stringify(message) + '\n');
+  }
+
+  saveMedia(token: string, bytes: Buffer): void {
+    writeFileSync(join(this.dir, 'media', token), bytes);
+  }
+
+  loadMedia(token: string): Buffer | undefined {
+    const path = join(this.dir, 'media', token);
+    return existsSync(path) ? readFileSync(path) : undefined;
+  }
+
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const pending = [...this.dirty];
+    this.dirty.clear();
+    for (const [file, produce] of pending) this.writeNow(file, produce());
+  }
+
+  private markDirty(file: string, produce: () => string): void {
+    this.dirty.set(file, produce);
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+  }
+
+  private writeNow(file: string, text: string): void {
+    const path = join(this.dir, file);
+    writeFileSync(`${path}.tmp`, text);
+    renameSync(`${path}.tmp`, path);
+  }
+
+  private readText(file: string): string | undefined {
+    const path = join(this.dir, file);
+    return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  }
+
+  private readJson<T>(file: string): T | undefined {
+    const text = this.readText(file);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  }
+}
