@@ -25,7 +25,12 @@ const ConfigSchema = z.object({
   SWITCHBOARD_ADMIN_API_KEY: optional(z.string()),
   SWITCHBOARD_DEFAULT_PLAN: Plan.default('enterprise'),
   SWITCHBOARD_SEND_DEADLINE_MS: z.coerce.number().int().min(1).default(10_000),
+  // Only the exact words: a typo must not silently open loopback to media fetches.
+  SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: z.enum(['true', 'false', '1', '0']).default('false'),
 });
+
+/** Every `SWITCHBOARD_*` variable the processes read (manifests are checked against it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.shape);
 
 export interface SwitchboardConfig {
   port: number;
@@ -42,6 +47,12 @@ export interface SwitchboardConfig {
   adminApiKey: string | undefined;
   defaultPlan: Plan;
   sendDeadlineMs: number;
+  /**
+   * Media URLs may point at loopback (127.0.0.0/8, ::1). Off by default (SSRF); for tests and
+   * single-host trials that serve media from the same machine. Private, link-local and metadata
+   * addresses stay refused either way.
+   */
+  mediaAllowLoopback: boolean;
 }
 
 export class ConfigError extends Error {
@@ -70,5 +81,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminApiKey: c.SWITCHBOARD_ADMIN_API_KEY,
     defaultPlan: c.SWITCHBOARD_DEFAULT_PLAN,
     sendDeadlineMs: c.SWITCHBOARD_SEND_DEADLINE_MS,
+    mediaAllowLoopback: c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === '1',
   };
 }

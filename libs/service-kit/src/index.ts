@@ -1,4 +1,4 @@
-export { ConfigError, loadConfig } from './config.js';
+export { CONFIG_VARIABLES, ConfigError, loadConfig } from './config.js';
 export type { SwitchboardConfig } from './config.js';
 export { eventMetadata, toNewEvent, toRawEvent } from './stored-events.js';
 export type { DomainEvent, MetadataInput } from './stored-events.js';
@@ -10,3 +10,4 @@ export { openReadModelDatabase, openServiceEventStore, serviceDataDir } from './
 export type { ServiceName, StoreConfig } from './service-store.js';
 export { startMicroservice } from './microservice.js';
 export type { MicroserviceOptions, RunningService } from './microservice.js';
+export { hashApiKey, mintApiKey, parseApiKeySecret, sameKeyHash } from './api-keys.js';
