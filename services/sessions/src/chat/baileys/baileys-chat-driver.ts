@@ -1,0 +1,259 @@
+import { EventEmitter } from 'node:events';
+import { generateMessageIDV2, jidDecode, makeWASocket } from '@whiskeysockets/baileys';
+import type { AnyMessageContent, AuthenticationCreds, BinaryNode, ConnectionState, WASocket, proto } from '@whiskeysockets/baileys';
+import type {
+  ButtonsContent,
+  ChatDriver,
+  ChatDriverEventMap,
+  DisconnectReason,
+  LocationContent,
+  MediaContent,
+  PhoneNumber,
+  ReceiptEvent,
+  SentMessage,
+  TextOptions,
+} from '../driver.js';
+import { BoundedMap } from '../bounded-map.js';
+import { ChatNetworkError, NotConnectedError } from '../errors.js';
+import type { SessionCredentials } from '../credentials/session-credentials.js';
+import { AckWaiter } from './ack-waiter.js';
+import { buttonsMessageProto, locationMessageContent, mediaMessageContent } from './content.js';
+import { RecipientDirectory } from './recipient-directory.js';
+import { reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
+import { closeAction, socketConfig, type SocketSettings } from './socket-settings.js';
+import { ReceiptTracker, toInbound } from './translate-events.js';
+
+export interface BaileysDriverOptions {
+  sessionId: string;
+  credentials: SessionCredentials;
+  settings: SocketSettings;
+  reconnect: ReconnectPolicy;
+  /** How long a send waits for the network's acknowledgement. */
+  ackTimeoutMs: number;
+}
+
+/** Messages kept for Baileys' retry requests (`getMessage`) and for quoting; older ones are dropped. */
+const RECENT_MESSAGES = 128;
+const FIRST_QR_MS = 60_000;
+const NEXT_QR_MS = 20_000;
+
+interface RecentMessage {
+  message: proto.IMessage;
+  fromMe: boolean;
+}
+
+/** One session's connection through Baileys 7; see `ChatDriver` for the contract. */
+export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implements ChatDriver {
+  readonly #options: BaileysDriverOptions;
+  readonly #acks: AckWaiter;
+  readonly #receipts = new ReceiptTracker();
+  readonly #recent = new BoundedMap<string, RecentMessage>(RECENT_MESSAGES);
+  readonly #recipients = new RecipientDirectory();
+  #creds: AuthenticationCreds | undefined;
+  #socket: WASocket | undefined;
+  #open = false;
+  #running = false;
+  #failedAttempts = 0;
+  #qrIssued = 0;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: BaileysDriverOptions) {
+    super();
+    this.#options = options;
+    this.#acks = new AckWaiter(options.ackTimeoutMs);
+  }
+
+  get sessionId(): string {
+    return this.#options.sessionId;
+  }
+
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    this.#failedAttempts = 0;
+    this.#connect();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#closeSocket(new NotConnectedError(this.sessionId));
+  }
+
+  async logout(): Promise<void> {
+    const socket = this.#open ? this.#socket : undefined;
+    this.#running = false;
+    // The phone learns of the unlink from this node; the local wipe happens even if it fails.
+    await socket?.logout().catch(() => undefined);
+    this.#closeSocket(new NotConnectedError(this.sessionId));
+    this.#loggedOut();
+  }
+
+  async isOnNetwork(phone: PhoneNumber): Promise<boolean> {
+    return this.#recipients.isOnNetwork(this.#requireOpenSocket(), phone);
+  }
+
+  async sendText(to: PhoneNumber, text: string, options: TextOptions = {}): Promise<SentMessage> {
+    return this.#send(to, async (socket, jid, messageId) => {
+      const quoted = options.quotedId === undefined ? undefined : this.#quoted(jid, options.quotedId);
+      return socket.sendMessage(jid, { text }, { messageId, ...(quoted ? { quoted } : {}) });
+    });
+  }
+
+  async sendMedia(to: PhoneNumber, media: MediaContent): Promise<SentMessage> {
+    return this.#sendContent(to, mediaMessageContent(media));
+  }
+
+  async sendLocation(to: PhoneNumber, location: LocationContent): Promise<SentMessage> {
+    return this.#sendContent(to, locationMessageContent(location));
+  }
+
+  async sendButtons(to: PhoneNumber, buttons: ButtonsContent): Promise<SentMessage> {
+    const message = buttonsMessageProto(buttons);
+    return this.#send(to, async (socket, jid, messageId) => {
+      await socket.relayMessage(jid, message, { messageId });
+      return { message };
+    });
+  }
+
+  #sendContent(to: PhoneNumber, content: AnyMessageContent): Promise<SentMessage> {
+    return this.#send(to, (socket, jid, messageId) => socket.sendMessage(jid, content, { messageId }));
+  }
+
+  async #send(
+    to: PhoneNumber,
+    write: (socket: WASocket, jid: string, messageId: string) => Promise<{ message?: proto.IMessage | null } | undefined>,
+  ): Promise<SentMessage> {
+    const socket = this.#requireOpenSocket();
+    const jid = await this.#recipients.requireOnNetwork(socket, to);
+    const messageId = generateMessageIDV2(socket.user?.id);
+    const acknowledged = this.#acks.expect(messageId);
+    try {
+      const sent = await write(socket, jid, messageId);
+      if (sent?.message) this.#recent.set(messageId, { message: sent.message, fromMe: true });
+    } catch (error) {
+      this.#acks.fail(messageId, this.#isOpen(socket) ? new ChatNetworkError('sending failed', { cause: error }) : new NotConnectedError(this.sessionId));
+    }
+    return acknowledged;
+  }
+
+  #quoted(jid: string, quotedId: string) {
+    const recent = this.#recent.get(quotedId);
+    // Unknown messages are quoted by id only; the recipient's app shows its own copy.
+    return {
+      key: { remoteJid: jid, id: quotedId, fromMe: recent?.fromMe ?? false },
+      message: recent?.message ?? { conversation: '' },
+    };
+  }
+
+  #requireOpenSocket(): WASocket {
+    const socket = this.#socket;
+    if (!socket || !this.#isOpen(socket)) throw new NotConnectedError(this.sessionId);
+    return socket;
+  }
+
+  #isOpen(socket: WASocket): boolean {
+    return this.#open && socket === this.#socket;
+  }
+
+  #connect(): void {
+    this.#reconnectTimer = undefined;
+    const { credentials, settings } = this.#options;
+    const { saveCreds, ...auth } = credentials.authStateUntilWipe((this.#creds ??= credentials.loadOrInitCreds()));
+    const socket = makeWASocket(socketConfig(settings, auth, async (key) => this.#recent.get(key.id ?? '')?.message));
+    this.#socket = socket;
+    this.#qrIssued = 0;
+    socket.ev.on('creds.update', saveCreds);
+    socket.ev.on('connection.update', (update) => this.#onConnectionUpdate(socket, update));
+    socket.ev.on('messages.update', (updates) => this.#emitReceipts(this.#receipts.fromUpdates(updates)));
+    socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(messages, type));
+    socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#acks.onAck(node));
+    socket.ws.on('CB:receipt', (node: BinaryNode) => {
+      const own = this.#creds?.me;
+      this.#emitReceipts(this.#receipts.fromReceiptNode(node, [own?.id, own?.lid]));
+    });
+  }
+
+  #onUpsert(messages: Parameters<ReceiptTracker['fromUpserts']>[0], type: string): void {
+    this.#emitReceipts(this.#receipts.fromUpserts(messages));
+    if (type !== 'notify') return;
+    for (const message of messages) {
+      const inbound = toInbound(message);
+      if (!inbound || !message.message) continue;
+      this.#recent.set(inbound.id, { message: message.message, fromMe: false });
+      this.emit('inbound', inbound);
+    }
+  }
+
+  #emitReceipts(receipts: ReceiptEvent[]): void {
+    for (const receipt of receipts) this.emit('receipt', receipt);
+  }
+
+  #onConnectionUpdate(socket: WASocket, update: Partial<ConnectionState>): void {
+    if (socket !== this.#socket) return;
+    if (update.qr) this.#emitQr(update.qr);
+    if (update.connection === 'open') this.#onOpen();
+    if (update.connection === 'close') this.#onClose(update.lastDisconnect?.error);
+  }
+
+  #emitQr(code: string): void {
+    const lifetimeMs = this.#options.settings.qrTimeoutMs ?? (this.#qrIssued === 0 ? FIRST_QR_MS : NEXT_QR_MS);
+    this.#qrIssued += 1;
+    this.emit('qr', { code, expiresAt: new Date(Date.now() + lifetimeMs) });
+  }
+
+  #onOpen(): void {
+    this.#open = true;
+    this.#failedAttempts = 0;
+    const phone = jidDecode(this.#creds?.me?.id)?.user;
+    if (phone) this.emit('connected', { phone });
+  }
+
+  #onClose(error: (Error & { output?: { statusCode?: number } }) | undefined): void {
+    this.#open = false;
+    this.#socket = undefined;
+    this.#acks.failAll(new ChatNetworkError('the connection closed before the network acknowledged the message', { cause: error }));
+    if (!this.#running) return;
+    const action = closeAction({ statusCode: error?.output?.statusCode, message: error?.message });
+    if (action === 'restart') return this.#connect();
+    if (action === 'logged_out') {
+      this.#running = false;
+      return this.#loggedOut();
+    }
+    if (action === 'reconnect') return this.#scheduleReconnect();
+    this.#running = false;
+    this.#disconnected(action, false);
+  }
+
+  #scheduleReconnect(): void {
+    const { reconnect } = this.#options;
+    this.#failedAttempts += 1;
+    const willReconnect = this.#failedAttempts <= reconnect.maxAttempts;
+    this.#disconnected('connection_lost', willReconnect);
+    if (!willReconnect) {
+      this.#running = false;
+      return;
+    }
+    this.#reconnectTimer = setTimeout(() => this.#connect(), reconnectDelayMs(reconnect, this.#failedAttempts));
+  }
+
+  #loggedOut(): void {
+    this.#creds = undefined;
+    this.#recent.clear();
+    this.#options.credentials.wipe();
+    this.#disconnected('logged_out', false);
+  }
+
+  #disconnected(reason: DisconnectReason, willReconnect: boolean): void {
+    this.emit('disconnected', { reason, willReconnect });
+  }
+
+  #closeSocket(reason: Error): void {
+    clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = undefined;
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#open = false;
+    this.#acks.failAll(reason);
+    socket?.end(undefined);
+  }
+}

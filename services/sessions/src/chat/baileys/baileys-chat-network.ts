@@ -1,0 +1,51 @@
+import type { ChatDriver } from '../driver.js';
+import { resolveNetwork, type ChatNetworkConfig } from '../network.js';
+import { SessionCredentials } from '../credentials/session-credentials.js';
+import type { SqliteCredentialsStore } from '../credentials/sqlite-credentials-store.js';
+import { BaileysChatDriver } from './baileys-chat-driver.js';
+import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy } from './reconnect-policy.js';
+import { createSharedBaileysCaches } from './shared-cache.js';
+import { silenceLibsignalConsole } from './silence-libsignal.js';
+import type { SocketSettings } from './socket-settings.js';
+
+export interface BaileysChatNetworkOptions {
+  network: ChatNetworkConfig;
+  credentials: SqliteCredentialsStore;
+  /** How long a send waits for the network's acknowledgement (`SWITCHBOARD_SEND_DEADLINE_MS`). */
+  ackTimeoutMs?: number;
+  /** Lifetime of each pairing code; unset = the network's usual 60 s then 20 s. */
+  qrTimeoutMs?: number;
+  reconnect?: Partial<ReconnectPolicy>;
+}
+
+/**
+ * Everything the drivers of one process share: the resolved network, Baileys' caches and the
+ * credentials store. Create one per process, then one driver per session.
+ */
+export class BaileysChatNetwork {
+  private constructor(
+    private readonly options: BaileysChatNetworkOptions,
+    private readonly settings: SocketSettings,
+  ) {}
+
+  static async connect(options: BaileysChatNetworkOptions): Promise<BaileysChatNetwork> {
+    const network = await resolveNetwork(options.network);
+    silenceLibsignalConsole();
+    const settings: SocketSettings = {
+      network,
+      caches: createSharedBaileysCaches(),
+      ...(options.qrTimeoutMs === undefined ? {} : { qrTimeoutMs: options.qrTimeoutMs }),
+    };
+    return new BaileysChatNetwork(options, settings);
+  }
+
+  createDriver(sessionId: string): ChatDriver {
+    return new BaileysChatDriver({
+      sessionId,
+      credentials: new SessionCredentials(sessionId, this.options.credentials),
+      settings: this.settings,
+      reconnect: { ...DEFAULT_RECONNECT_POLICY, ...this.options.reconnect },
+      ackTimeoutMs: this.options.ackTimeoutMs ?? 10_000,
+    });
+  }
+}

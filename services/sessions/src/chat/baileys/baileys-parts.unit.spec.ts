@@ -1,0 +1,124 @@
+import { proto } from '@whiskeysockets/baileys';
+import type { WAMessage } from '@whiskeysockets/baileys';
+import { describe, expect, it } from 'vitest';
+import { buttonsMessageProto, mediaMessageContent } from './content.js';
+import { normalizePhone } from './recipient-directory.js';
+import { reconnectDelayMs } from './reconnect-policy.js';
+import { closeAction } from './socket-settings.js';
+import { ReceiptTracker, toInbound } from './translate-events.js';
+
+const { Status } = proto.WebMessageInfo;
+const ownKey = { remoteJid: '15551234567@s.whatsapp.net', fromMe: true, id: 'M1' };
+
+describe('receipts', () => {
+  it('reports delivered then read once each, whichever Baileys event carries them', () => {
+    const tracker = new ReceiptTracker();
+    const at = new Date(0);
+    expect(tracker.fromUpdates([{ key: ownKey, update: { status: Status.DELIVERY_ACK } }], at)).toEqual([{ id: 'M1', status: 'delivered', at }]);
+    expect(tracker.fromUpserts([{ key: ownKey, status: Status.DELIVERY_ACK } as WAMessage], at)).toEqual([]);
+    expect(tracker.fromUpserts([{ key: ownKey, status: Status.READ } as WAMessage], at)).toEqual([{ id: 'M1', status: 'read', at }]);
+    expect(tracker.fromUpdates([{ key: ownKey, update: { status: Status.READ } }], at)).toEqual([]);
+  });
+
+  it('implies delivered when read is the first status seen (folded into a buffered upsert)', () => {
+    const statuses = new ReceiptTracker().fromUpserts([{ key: ownKey, status: Status.READ } as WAMessage]).map((r) => r.status);
+    expect(statuses).toEqual(['delivered', 'read']);
+  });
+
+  it('reads receipt stanzas directly, batched ids included, so a late delivery cannot hide a read', () => {
+    const tracker = new ReceiptTracker();
+    const own = ['15550001111:7@s.whatsapp.net', '99887766:7@lid'];
+    const read = { tag: 'receipt', attrs: { from: '15551234567@s.whatsapp.net', id: 'M1', type: 'read', t: '1700000000' },
+      content: [{ tag: 'list', attrs: {}, content: [{ tag: 'item', attrs: { id: 'M2' } }] }] };
+    const delivered = { tag: 'receipt', attrs: { from: '15551234567@s.whatsapp.net', id: 'M1', t: '1700000000' } };
+    expect(tracker.fromReceiptNode(read, own).map((r) => `${r.id}:${r.status}`)).toEqual(['M1:delivered', 'M1:read', 'M2:delivered', 'M2:read']);
+    expect(tracker.fromReceiptNode(delivered, own)).toEqual([]);
+    expect(tracker.fromUpdates([{ key: ownKey, update: { status: Status.DELIVERY_ACK } }])).toEqual([]);
+  });
+
+  it('ignores receipt stanzas from our own devices and from groups', () => {
+    const tracker = new ReceiptTracker();
+    const own = ['15550001111:7@s.whatsapp.net'];
+    expect(tracker.fromReceiptNode({ tag: 'receipt', attrs: { from: '15550001111@s.whatsapp.net', id: 'X', type: 'read' } }, own)).toEqual([]);
+    expect(tracker.fromReceiptNode({ tag: 'receipt', attrs: { from: '123-456@g.us', participant: '1555@s.whatsapp.net', id: 'Y' } }, own)).toEqual([]);
+    expect(tracker.fromReceiptNode({ tag: 'receipt', attrs: { from: '15551234567@s.whatsapp.net', id: 'Z', type: 'retry' } }, own)).toEqual([]);
+  });
+
+  it('ignores server acks and statuses of messages we did not send', () => {
+    const tracker = new ReceiptTracker();
+    expect(tracker.fromUpdates([{ key: ownKey, update: { status: Status.SERVER_ACK } }])).toEqual([]);
+    expect(tracker.fromUpdates([{ key: { ...ownKey, fromMe: false }, update: { status: Status.READ } }])).toEqual([]);
+  });
+});
+
+describe('inbound messages', () => {
+  it('gives the sender phone number, also when the chat is keyed by LID', () => {
+    const message = {
+      key: { remoteJid: '99887766@lid', remoteJidAlt: '15552223333@s.whatsapp.net', fromMe: false, id: 'IN1' },
+      message: { conversation: 'hi' },
+      messageTimestamp: 1_700_000_000,
+    } as WAMessage;
+    expect(toInbound(message)).toEqual({ id: 'IN1', from: '15552223333', type: 'text', text: 'hi', receivedAt: new Date(1_700_000_000_000) });
+  });
+
+  it('skips our own messages and protocol traffic', () => {
+    const key = { remoteJid: '15552223333@s.whatsapp.net', fromMe: false, id: 'IN2' };
+    expect(toInbound({ key: { ...key, fromMe: true }, message: { conversation: 'x' } } as WAMessage)).toBeUndefined();
+    expect(toInbound({ key, message: { protocolMessage: { type: 0 } } } as WAMessage)).toBeUndefined();
+  });
+
+  it('reports the chosen button id of a button reply', () => {
+    const message = {
+      key: { remoteJid: '15552223333@s.whatsapp.net', fromMe: false, id: 'IN3' },
+      message: { buttonsResponseMessage: { selectedButtonId: 'yes', selectedDisplayText: 'Yes' } },
+    } as WAMessage;
+    expect(toInbound(message)).toMatchObject({ type: 'button_reply', text: 'yes' });
+  });
+});
+
+describe('closing', () => {
+  it.each([
+    [515, 'Stream Errored (restart required)', 'restart'],
+    [401, 'Intentional Logout', 'logged_out'],
+    [408, 'QR refs attempts ended', 'pairing_timeout'],
+    [408, 'Connection was lost', 'reconnect'],
+    [428, 'Connection Terminated', 'reconnect'],
+    [440, 'Stream Errored (conflict)', 'connection_replaced'],
+    [undefined, undefined, 'reconnect'],
+  ])('status %s (%s) means %s', (statusCode, message, action) => {
+    expect(closeAction({ statusCode, message })).toBe(action);
+  });
+
+  it('backs off exponentially up to the cap, with jitter in the upper half', () => {
+    const policy = { initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: Infinity };
+    expect(reconnectDelayMs(policy, 1, () => 0)).toBe(250);
+    expect(reconnectDelayMs(policy, 1, () => 1)).toBe(500);
+    expect(reconnectDelayMs(policy, 4, () => 1)).toBe(4_000);
+    expect(reconnectDelayMs(policy, 40, () => 1)).toBe(30_000);
+  });
+});
+
+describe('outgoing content', () => {
+  it('builds the buttons proto Baileys 7 has no builder for', () => {
+    const message = buttonsMessageProto({ text: 'Pick', footer: 'f', buttons: [{ id: 'a', text: 'A' }] });
+    expect(message.buttonsMessage).toMatchObject({
+      contentText: 'Pick',
+      footerText: 'f',
+      buttons: [{ buttonId: 'a', buttonText: { displayText: 'A' }, type: 1 }],
+    });
+  });
+
+  it('refuses more than three buttons', () => {
+    const buttons = ['a', 'b', 'c', 'd'].map((id) => ({ id, text: id }));
+    expect(() => buttonsMessageProto({ text: 'Pick', buttons })).toThrow(RangeError);
+  });
+
+  it('refuses a caption on audio rather than dropping it', () => {
+    expect(() => mediaMessageContent({ kind: 'audio', bytes: Buffer.from('x'), mimetype: 'audio/ogg', caption: 'lost' })).toThrow(RangeError);
+  });
+
+  it('normalizes phone numbers and refuses what is not one', () => {
+    expect(normalizePhone('+1 (555) 123-4567')).toBe('15551234567');
+    expect(() => normalizePhone('15551234567@s.whatsapp.net')).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,49 @@
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+
+const FORMAT_V1 = 1;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
+
+export class CredentialsDecryptionError extends Error {
+  override readonly name = 'CredentialsDecryptionError';
+  constructor(where: string, options?: { cause?: unknown }) {
+    super(`cannot decrypt stored chat credentials (${where}): wrong SWITCHBOARD_SECRET_KEY or damaged data`, options);
+  }
+}
+
+/**
+ * AES-256-GCM with a fresh random IV per value. The associated data names the row, so a
+ * ciphertext copied into another session's row does not decrypt.
+ * Layout: version(1) | iv(12) | tag(16) | ciphertext.
+ */
+export class CredentialsCipher {
+  /** A KeyObject, so each operation skips re-importing raw key bytes. */
+  readonly #key: KeyObject;
+
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new RangeError('the credentials key must be 32 bytes');
+    this.#key = createSecretKey(Buffer.from(key));
+  }
+
+  seal(plaintext: Buffer, associatedData: string): Buffer {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    cipher.setAAD(Buffer.from(associatedData));
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return Buffer.concat([Buffer.of(FORMAT_V1), iv, cipher.getAuthTag(), body]);
+  }
+
+  open(sealed: Uint8Array, associatedData: string): Buffer {
+    const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    if (bytes.length < HEADER_BYTES || bytes[0] !== FORMAT_V1) throw new CredentialsDecryptionError(associatedData);
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(1, 1 + IV_BYTES));
+    decipher.setAAD(Buffer.from(associatedData));
+    decipher.setAuthTag(bytes.subarray(1 + IV_BYTES, HEADER_BYTES));
+    try {
+      return Buffer.concat([decipher.update(bytes.subarray(HEADER_BYTES)), decipher.final()]);
+    } catch (error) {
+      throw new CredentialsDecryptionError(associatedData, { cause: error });
+    }
+  }
+}

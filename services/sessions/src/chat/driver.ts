@@ -1,0 +1,115 @@
+import type { EventEmitter } from 'node:events';
+
+/** A phone number in international form, digits only (E.164 without the plus). */
+export type PhoneNumber = string;
+
+/** What the network answers once it has taken a message: its id on the network and when. */
+export interface SentMessage {
+  id: string;
+  timestamp: Date;
+}
+
+export type MediaKind = 'image' | 'video' | 'document' | 'audio';
+
+export interface MediaContent {
+  kind: MediaKind;
+  bytes: Uint8Array;
+  mimetype: string;
+  caption?: string;
+  filename?: string;
+}
+
+export interface LocationContent {
+  latitude: number;
+  longitude: number;
+  name?: string;
+  address?: string;
+}
+
+/** A quick-reply button; the recipient's answer carries `id` back. */
+export interface ReplyButton {
+  id: string;
+  text: string;
+}
+
+export interface ButtonsContent {
+  text: string;
+  /** At most three, as the network shows no more. */
+  buttons: ReplyButton[];
+  footer?: string;
+}
+
+export interface TextOptions {
+  /** Network id of the message this one answers (a quoted reply). */
+  quotedId?: string;
+}
+
+/** A pairing code to show as a QR; the network rotates it until a phone scans one. */
+export interface QrEvent {
+  code: string;
+  expiresAt: Date;
+}
+
+export interface ConnectedEvent {
+  phone: PhoneNumber;
+}
+
+/**
+ * Why a connection ended:
+ * - `logged_out`: the phone unlinked this device (or we did); credentials are wiped, no reconnect.
+ * - `connection_lost`: transient; the driver reconnects by itself while `willReconnect` is true.
+ * - `pairing_timeout`: every pairing code expired unscanned; start again to get new ones.
+ * - `connection_replaced`: another client took this device's connection over; no reconnect.
+ */
+export type DisconnectReason = 'logged_out' | 'connection_lost' | 'pairing_timeout' | 'connection_replaced';
+
+export interface DisconnectedEvent {
+  reason: DisconnectReason;
+  willReconnect: boolean;
+}
+
+export type ReceiptStatus = 'delivered' | 'read';
+
+/** The recipient's device reported progress on a message we sent. */
+export interface ReceiptEvent {
+  id: string;
+  status: ReceiptStatus;
+  at: Date;
+}
+
+export type InboundType = 'text' | 'image' | 'video' | 'audio' | 'document' | 'location' | 'button_reply' | 'other';
+
+/** A message a contact sent to the linked number. */
+export interface InboundEvent {
+  id: string;
+  from: PhoneNumber;
+  type: InboundType;
+  text?: string;
+  receivedAt: Date;
+}
+
+export interface ChatDriverEventMap {
+  qr: [QrEvent];
+  connected: [ConnectedEvent];
+  disconnected: [DisconnectedEvent];
+  receipt: [ReceiptEvent];
+  inbound: [InboundEvent];
+}
+
+/**
+ * One linked device on the chat network, that is one session's connection. Sends resolve once
+ * the network acknowledged the message; receipts and inbound messages arrive as events.
+ */
+export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' | 'once' | 'off'> {
+  /** Connects with the stored credentials, or starts pairing (emits `qr`) when there are none. */
+  start(): Promise<void>;
+  sendText(to: PhoneNumber, text: string, options?: TextOptions): Promise<SentMessage>;
+  sendMedia(to: PhoneNumber, media: MediaContent): Promise<SentMessage>;
+  sendLocation(to: PhoneNumber, location: LocationContent): Promise<SentMessage>;
+  sendButtons(to: PhoneNumber, buttons: ButtonsContent): Promise<SentMessage>;
+  isOnNetwork(phone: PhoneNumber): Promise<boolean>;
+  /** Unlinks this device from the phone and wipes its stored credentials. */
+  logout(): Promise<void>;
+  /** Closes the connection and keeps the credentials, so a later `start()` resumes. */
+  stop(): Promise<void>;
+}
