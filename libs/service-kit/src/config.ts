@@ -7,8 +7,8 @@ const LoopbackWsUrl = z.url({ protocol: /^wss?$/ }).refine(
   'must point at a loopback address (127.0.0.0/8, ::1 or localhost)',
 );
 const Port = z.coerce.number().int().min(0).max(65_535);
-const optional = (schema: z.ZodType<string>) =>
-  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema.optional());
+const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optional = (schema: z.ZodType<string>) => z.preprocess(blankAsUnset, schema.optional());
 
 /** The operating interface of `spec/operations.md`: every `SWITCHBOARD_*` variable, parsed once. */
 const ConfigSchema = z.object({
@@ -27,6 +27,7 @@ const ConfigSchema = z.object({
   SWITCHBOARD_SEND_DEADLINE_MS: z.coerce.number().int().min(1).default(10_000),
   // Only the exact words: a typo must not silently open loopback to media fetches.
   SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: z.enum(['true', 'false', '1', '0']).default('false'),
+  SWITCHBOARD_METRICS_PORT: z.preprocess(blankAsUnset, Port.optional()),
 });
 
 /** Every `SWITCHBOARD_*` variable the processes read (manifests are checked against it). */
@@ -53,6 +54,12 @@ export interface SwitchboardConfig {
    * addresses stay refused either way.
    */
   mediaAllowLoopback: boolean;
+  /**
+   * Port of the `/metrics` endpoint of a process without an HTTP API (quota, sessions, messaging
+   * in the distributed mode), bound on `host`. Unset = no such endpoint: the embedded process and
+   * the gateway serve `/metrics` on `SWITCHBOARD_PORT` instead.
+   */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -82,5 +89,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPlan: c.SWITCHBOARD_DEFAULT_PLAN,
     sendDeadlineMs: c.SWITCHBOARD_SEND_DEADLINE_MS,
     mediaAllowLoopback: c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === '1',
+    metricsPort: c.SWITCHBOARD_METRICS_PORT,
   };
 }

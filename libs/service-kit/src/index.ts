@@ -11,3 +11,5 @@ export type { ServiceName, StoreConfig } from './service-store.js';
 export { startMicroservice } from './microservice.js';
 export type { MicroserviceOptions, RunningService } from './microservice.js';
 export { hashApiKey, mintApiKey, parseApiKeySecret, sameKeyHash } from './api-keys.js';
+export { startMetricsEndpoint } from './observability.js';
+export { traceparentOf } from './stored-events.js';

@@ -1,6 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { EventStore, RecordedEvent, Subscription } from '@switchboard/eventstore';
 import { SqliteCheckpointStore } from '@switchboard/eventstore';
+import { processMetrics, runInLinkedSpan } from '@switchboard/telemetry';
+import { traceparentOf } from './stored-events.js';
+
+/** Beyond this many unapplied events the lag gauge stops counting (a scrape must stay cheap). */
+export const LAG_COUNT_CAP = 10_000;
 
 /**
  * A read model kept in a SQLite database. `apply` is synchronous and runs inside the same
@@ -31,8 +36,9 @@ export class ProjectionRunner {
   private loop: Promise<void> | undefined;
   private applied: bigint = -1n;
   private target: bigint = -1n;
-  private waiters: { position: bigint; resolve: () => void }[] = [];
+  private waiters: { position: bigint; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private failure: unknown;
+  private removeLagSource: (() => void) | undefined;
 
   constructor(
     private readonly store: EventStore,
@@ -50,6 +56,17 @@ export class ProjectionRunner {
     this.target = head.at(-1)?.position ?? this.applied;
     this.subscription = this.store.subscribe({ category: this.projection.category, from });
     this.loop = this.run(this.subscription);
+    const projection = this.projection.name;
+    this.removeLagSource = processMetrics().projectionLag.addSource(async () => [[{ projection }, await this.lag()]]);
+  }
+
+  /**
+   * Events of the category appended after the last applied one (up to `LAG_COUNT_CAP`), read
+   * from the store: the `switchboard_projection_lag_events` an SRE watches.
+   */
+  async lag(): Promise<number> {
+    const pending = await this.store.readAll({ category: this.projection.category, fromPosition: this.applied + 1n, maxCount: LAG_COUNT_CAP });
+    return pending.length;
   }
 
   /** True once every event that existed at start has been applied. */
@@ -62,13 +79,15 @@ export class ProjectionRunner {
     return this.failure;
   }
 
-  /** Resolves once the event at `position` (or later) is applied. */
+  /** Resolves once the event at `position` (or later) is applied; rejects if the projection stopped. */
   waitForPosition(position: bigint): Promise<void> {
     if (this.applied >= position) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.waiters.push({ position, resolve, reject }));
   }
 
   async stop(): Promise<void> {
+    this.removeLagSource?.();
     await this.subscription?.close();
     await this.loop;
   }
@@ -78,12 +97,17 @@ export class ProjectionRunner {
     try {
       for await (const event of subscription) {
         current = event;
-        this.applyWithCheckpoint(event);
-        this.release();
-        await this.afterApply(event);
+        // Projecting happens after the request that appended the event: a span of its own,
+        // linked to the one that wrote it (the traceparent in its metadata).
+        await runInLinkedSpan(`project ${this.projection.name}`, traceparentOf([event]), async () => {
+          this.applyWithCheckpoint(event);
+          this.release();
+          await this.afterApply(event);
+        });
       }
     } catch (error) {
       this.failure = error;
+      for (const waiter of this.waiters.splice(0)) waiter.reject(error);
       if (current) this.options.onError?.(error, current);
     }
   }

@@ -45,3 +45,13 @@ export function eventMetadata(input: MetadataInput): EventMetadata {
     occurredAt: input.now.toISOString(),
   };
 }
+
+/**
+ * The `traceparent` stored with the last event of `type` in `events` (the first event's when no
+ * type is given): what later work (a receipt, recovery) links its span to.
+ */
+export function traceparentOf(events: readonly RecordedEvent[], type?: string): string | undefined {
+  const event = type === undefined ? events[0] : events.findLast((e) => e.type === type);
+  const traceparent = event?.metadata['traceparent'];
+  return typeof traceparent === 'string' ? traceparent : undefined;
+}

@@ -67,6 +67,8 @@ describe('ProjectionRunner', () => {
     const failing: Projection = { name: 'failing', category: 'ticket', apply: () => { throw new Error('cannot apply'); } };
     const runner = new ProjectionRunner(store, db, failing, { onError: (error) => errors.push(error) });
     await runner.start();
+    // A writer waiting for its event to show up learns that it never will.
+    await expect(runner.waitForPosition(bad.position)).rejects.toThrow('cannot apply');
     await expect.poll(() => errors.length).toBe(1);
     expect(runner.caughtUp()).toBe(false);
     expect(String(runner.failed())).toContain('cannot apply');

@@ -1,0 +1,56 @@
+import { NoResponderError, RemoteError, createBus } from '@switchboard/bus';
+import type { Bus } from '@switchboard/bus';
+import { loadConfig } from '@switchboard/service-kit';
+import { openQuotaEngine } from '@switchboard/quota';
+import type { QuotaEngine } from '@switchboard/quota';
+import { UsageError, parseCommandLine } from './args.js';
+import { busClient, embeddedClient } from './client.js';
+import type { QuotaClient } from './client.js';
+import { helpOutput, runCommand } from './run.js';
+import type { CliOutput } from './run.js';
+
+/**
+ * `switchboard …`: operator commands for accounts and keys. Distributed mode when
+ * SWITCHBOARD_NATS_URL is set (the quota service answers over NATS), embedded otherwise (the
+ * quota domain on the SQLite store under SWITCHBOARD_DATA_DIR; a running server picks the events
+ * up from the shared file and publishes them).
+ */
+export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
+  try {
+    const { command, json } = parseCommandLine(argv);
+    const output: CliOutput = command.kind === 'help' ? helpOutput : await withClient(env, (client) => runCommand(command, client));
+    process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`switchboard: ${describe(error, env)}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+
+async function withClient<T>(env: Record<string, string | undefined>, work: (client: QuotaClient) => Promise<T>): Promise<T> {
+  const config = loadConfig(env);
+  if (config.natsUrl) {
+    const bus: Bus = await createBus({ name: 'switchboard-cli', env });
+    try {
+      return await work(busClient(bus));
+    } finally {
+      await bus.close();
+    }
+  }
+  const engine: QuotaEngine = await openQuotaEngine({ config });
+  try {
+    return await work(embeddedClient(engine.api));
+  } finally {
+    await engine.close();
+  }
+}
+
+function describe(error: unknown, env: Record<string, string | undefined>): string {
+  if (error instanceof NoResponderError) return `no quota service answers on ${env['SWITCHBOARD_NATS_URL']}; is it running?`;
+  if (error instanceof RemoteError || (error instanceof Error && 'code' in error && typeof error.code === 'string')) {
+    return `${(error as { code: string }).code}: ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+process.exitCode = await main(process.argv.slice(2), process.env);

@@ -1,0 +1,76 @@
+import { PLAN_LIMITS } from '@switchboard/contracts';
+import type {
+  AccountEvent, AccountId, ApiKeyHash, ApiKeyScope, KeyId, Plan, SessionId,
+} from '@switchboard/contracts';
+import { AccountAlreadyOpened, AccountNotFound, KeyNotFound, SessionLimitReached } from './errors.js';
+import type { Account, OpenAccount } from './state.js';
+
+/** Commands on one account stream. Ids and times come from the caller: `decide` has no clock. */
+export type AccountCommand =
+  | { type: 'OpenAccount'; accountId: AccountId; name: string | null; plan: Plan; now: Date }
+  | { type: 'ChangePlan'; plan: Plan; now: Date }
+  | { type: 'IssueKey'; keyId: KeyId; keyHash: ApiKeyHash; scopes: readonly ApiKeyScope[]; now: Date }
+  | { type: 'RevokeKey'; keyId: KeyId; now: Date }
+  | { type: 'ReserveSlot'; sessionId: SessionId; now: Date }
+  | { type: 'ReleaseSlot'; sessionId: SessionId; now: Date };
+
+export function decideAccount(command: AccountCommand, state: Account): AccountEvent[] {
+  if (command.type === 'OpenAccount') return openAccount(command, state);
+  if (state.status !== 'open') throw new AccountNotFound();
+  switch (command.type) {
+    case 'ChangePlan':
+      return changePlan(command, state);
+    case 'IssueKey':
+      return issueKey(command, state);
+    case 'RevokeKey':
+      return revokeKey(command, state);
+    case 'ReserveSlot':
+      return reserveSlot(command, state);
+    case 'ReleaseSlot':
+      return releaseSlot(command, state);
+  }
+}
+
+function openAccount(command: Extract<AccountCommand, { type: 'OpenAccount' }>, state: Account): AccountEvent[] {
+  if (state.status === 'open') throw new AccountAlreadyOpened();
+  const { accountId, name, plan, now } = command;
+  return [{ type: 'AccountOpened', version: 1, data: { accountId, name, plan, openedAt: now.toISOString() } }];
+}
+
+function changePlan(command: Extract<AccountCommand, { type: 'ChangePlan' }>, state: OpenAccount): AccountEvent[] {
+  // Setting the plan it already has is a no-op, so a retried PATCH records nothing twice.
+  if (command.plan === state.plan) return [];
+  const data = { accountId: state.accountId, from: state.plan, to: command.plan, changedAt: command.now.toISOString() };
+  return [{ type: 'PlanChanged', version: 1, data }];
+}
+
+function issueKey(command: Extract<AccountCommand, { type: 'IssueKey' }>, state: OpenAccount): AccountEvent[] {
+  if (state.keys.has(command.keyId)) return [];
+  const { keyId, keyHash, scopes, now } = command;
+  const data = { accountId: state.accountId, keyId, keyHash, scopes: [...scopes], issuedAt: now.toISOString() };
+  return [{ type: 'ApiKeyIssued', version: 1, data }];
+}
+
+function revokeKey(command: Extract<AccountCommand, { type: 'RevokeKey' }>, state: OpenAccount): AccountEvent[] {
+  const key = state.keys.get(command.keyId);
+  if (!key) throw new KeyNotFound();
+  // Revoking twice keeps the first revocation (the reply shows its original time).
+  if (key.revokedAt !== null) return [];
+  const data = { accountId: state.accountId, keyId: command.keyId, revokedAt: command.now.toISOString() };
+  return [{ type: 'ApiKeyRevoked', version: 1, data }];
+}
+
+function reserveSlot(command: Extract<AccountCommand, { type: 'ReserveSlot' }>, state: OpenAccount): AccountEvent[] {
+  // Held: a retry of the same reservation. Released: a late duplicate must not re-take a slot.
+  if (state.slots.has(command.sessionId)) return [];
+  const limit = PLAN_LIMITS[state.plan].maxSessions;
+  if (limit !== null && state.slotsHeld >= limit) throw new SessionLimitReached(limit, state.slotsHeld);
+  const data = { accountId: state.accountId, sessionId: command.sessionId, limit, reservedAt: command.now.toISOString() };
+  return [{ type: 'SessionSlotReserved', version: 1, data }];
+}
+
+function releaseSlot(command: Extract<AccountCommand, { type: 'ReleaseSlot' }>, state: OpenAccount): AccountEvent[] {
+  if (state.slots.get(command.sessionId) !== 'held') return [];
+  const data = { accountId: state.accountId, sessionId: command.sessionId, releasedAt: command.now.toISOString() };
+  return [{ type: 'SessionSlotReleased', version: 1, data }];
+}

@@ -1,0 +1,41 @@
+import type { AccountEvent, SessionId } from '@switchboard/contracts';
+import type { Account, OpenAccount, SlotStatus } from './state.js';
+
+/**
+ * Folds one account-stream event into the account. No I/O, no clock; the slot map is handed over,
+ * not copied (a state is never used again once evolved; see usage/evolve.ts for why).
+ */
+export function evolveAccount(state: Account, event: AccountEvent): Account {
+  if (event.type === 'AccountOpened') {
+    const { accountId, name, plan } = event.data;
+    return { status: 'open', accountId, name, plan, keys: new Map(), slots: new Map(), slotsHeld: 0 };
+  }
+  // Any other event on a stream that was never opened is a corrupt stream: keep it visible.
+  if (state.status !== 'open') throw new Error(`${event.type} on an account that was never opened`);
+  return evolveOpen(state, event);
+}
+
+function evolveOpen(state: OpenAccount, event: Exclude<AccountEvent, { type: 'AccountOpened' }>): OpenAccount {
+  switch (event.type) {
+    case 'PlanChanged':
+      return { ...state, plan: event.data.to };
+    case 'ApiKeyIssued':
+      return { ...state, keys: new Map(state.keys).set(event.data.keyId, { scopes: event.data.scopes, revokedAt: null }) };
+    case 'ApiKeyRevoked': {
+      const key = state.keys.get(event.data.keyId);
+      if (!key) return state;
+      return { ...state, keys: new Map(state.keys).set(event.data.keyId, { ...key, revokedAt: event.data.revokedAt }) };
+    }
+    case 'SessionSlotReserved':
+      return withSlot(state, event.data.sessionId, 'held');
+    case 'SessionSlotReleased':
+      return withSlot(state, event.data.sessionId, 'released');
+  }
+}
+
+function withSlot(state: OpenAccount, sessionId: SessionId, status: SlotStatus): OpenAccount {
+  const before = state.slots.get(sessionId);
+  const delta = (status === 'held' ? 1 : 0) - (before === 'held' ? 1 : 0);
+  const slots = (state.slots as Map<SessionId, SlotStatus>).set(sessionId, status);
+  return { ...state, slots, slotsHeld: state.slotsHeld + delta };
+}

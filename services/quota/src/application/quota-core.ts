@@ -1,0 +1,148 @@
+import { PLAN_LIMITS, accountStream, quotaEventParser, usageStream, utcDayOf } from '@switchboard/contracts';
+import type {
+  AccountEvent, AccountId, CreateAccountCommand, CreateAccountReply, DailyUsage, EventMetadata, RefundDailyReply,
+  Plan, ReleaseSessionReply, ReserveSessionReply, SessionSlotRequest, UsageEvent,
+} from '@switchboard/contracts';
+import type { EventStore } from '@switchboard/eventstore';
+import { eventMetadata } from '@switchboard/service-kit';
+import { ulid } from 'ulid';
+import { decideAccount } from '../account/decide.js';
+import type { AccountCommand } from '../account/decide.js';
+import { AccountNotFound } from '../account/errors.js';
+import { evolveAccount } from '../account/evolve.js';
+import { initialAccount } from '../account/state.js';
+import type { Account } from '../account/state.js';
+import { decideUsage, resetsAtOf } from '../usage/decide.js';
+import type { UsageCommand } from '../usage/decide.js';
+import { evolveUsage } from '../usage/evolve.js';
+import { initialUsage, usedUnits } from '../usage/state.js';
+import type { DailyUsageState } from '../usage/state.js';
+import { AggregateStore } from './aggregate-store.js';
+import type { Executed } from './aggregate-store.js';
+import type { Clock } from './clock.js';
+
+/** Waits until the read models show the event at a position (read-your-writes). */
+export interface ReadModelSync {
+  accounts(position: bigint): Promise<void>;
+  usage(position: bigint): Promise<void>;
+}
+
+export interface CallContext {
+  correlationId?: string | undefined;
+}
+
+type Parse<E> = (raw: Parameters<typeof quotaEventParser.parse>[0]) => E;
+
+/**
+ * The quota commands that write: accounts and keys, session slots, daily units. Each is the
+ * handler loop over one stream; the plan in force is read from the account stream itself at each
+ * request (its stored events, caught up on every request; never the read model), so a plan
+ * change applies to the next request.
+ */
+export class QuotaCommands {
+  private readonly accounts: AggregateStore<Account, AccountEvent>;
+  private readonly usage: AggregateStore<DailyUsageState, UsageEvent>;
+
+  constructor(store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync) {
+    this.accounts = new AggregateStore(store, { initial: initialAccount, evolve: evolveAccount, parse: quotaEventParser.parse as Parse<AccountEvent> });
+    this.usage = new AggregateStore(store, { initial: initialUsage, evolve: evolveUsage, parse: quotaEventParser.parse as Parse<UsageEvent> });
+  }
+
+  now(): Date {
+    return this.clock.now();
+  }
+
+  /** Opens an account (and registers its first key); `accountId` is minted unless given (bootstrap). */
+  async openAccount(command: CreateAccountCommand, ctx: CallContext = {}, accountId: AccountId = `acc_${ulid()}`): Promise<CreateAccountReply> {
+    const now = this.clock.now();
+    const keyId = command.key ? `key_${ulid()}` : null;
+    const name = command.name ?? null;
+    const result = await this.onAccount(accountId, ctx, noView, (state) => {
+      const opened = decideAccount({ type: 'OpenAccount', accountId, name, plan: command.plan, now }, state);
+      if (!command.key || !keyId) return opened;
+      // Deciding the key on a throwaway fold: `evolve` must not touch the stream's cached state.
+      const fresh = opened.reduce(evolveAccount, initialAccount);
+      return [...opened, ...decideAccount({ type: 'IssueKey', keyId, keyHash: command.key.keyHash, scopes: command.key.scopes, now }, fresh)];
+    });
+    return { accountId, name, plan: command.plan, keyId: result.events.length > 1 ? keyId : null };
+  }
+
+  /** Runs an account command; `view` copies what the caller needs from the state right after it. */
+  async execute<R = null>(
+    accountId: AccountId, command: (now: Date) => AccountCommand, ctx: CallContext = {}, view: (state: Account) => R = noView as never,
+  ): Promise<Executed<R, AccountEvent>> {
+    const now = this.clock.now();
+    return this.onAccount(accountId, ctx, view, (state) => decideAccount(command(now), state));
+  }
+
+  async reserveSession(request: SessionSlotRequest, ctx: CallContext = {}): Promise<ReserveSessionReply> {
+    const { view } = await this.execute(request.accountId, (now) => ({ type: 'ReserveSlot', sessionId: request.sessionId, now }), ctx, slotsOf);
+    return view;
+  }
+
+  async releaseSession(request: SessionSlotRequest, ctx: CallContext = {}): Promise<ReleaseSessionReply> {
+    const result = await this.execute(request.accountId, (now) => ({ type: 'ReleaseSlot', sessionId: request.sessionId, now }), ctx, slotsOf);
+    return { released: result.events.length > 0, ...result.view };
+  }
+
+  /** One unit of today (UTC, by the injected clock) under the plan the account has right now. */
+  async reserveDaily(accountId: AccountId, messageId: string, ctx: CallContext = {}): Promise<DailyUsage> {
+    const { plan } = await this.accountSummary(accountId);
+    const now = this.clock.now();
+    const day = utcDayOf(now);
+    const limit = PLAN_LIMITS[plan].messagesPerDay;
+    const command: UsageCommand = { type: 'ReserveUnit', accountId, day, messageId, limit, now };
+    const { view: used } = await this.onUsage(accountId, day, ctx, (state) => decideUsage(command, state));
+    return { day, limit, used, remaining: limit === null ? null : Math.max(0, limit - used), resetsAt: resetsAtOf(day) };
+  }
+
+  async refundDaily(accountId: AccountId, messageId: string, day: string, ctx: CallContext = {}): Promise<RefundDailyReply> {
+    await this.accountSummary(accountId);
+    const command: UsageCommand = { type: 'RefundUnit', accountId, day, messageId, now: this.clock.now() };
+    const result = await this.onUsage(accountId, day, ctx, (state) => decideUsage(command, state));
+    return { refunded: result.events.length > 0 };
+  }
+
+  /**
+   * The plan and keys as the account stream says now (caught up with the store, not the read
+   * model: a plan change applies to the next request). ACCOUNT_NOT_FOUND when it was never opened.
+   */
+  async accountSummary(accountId: AccountId): Promise<AccountSummary> {
+    const { view } = await this.accounts.execute(accountStream(accountId), () => [], summaryOf, () => this.metadata(accountId, {}));
+    return view;
+  }
+
+  private async onAccount<R>(accountId: AccountId, ctx: CallContext, view: (s: Account) => R, decide: (s: Account) => AccountEvent[]) {
+    const result = await this.accounts.execute(accountStream(accountId), decide, view, () => this.metadata(accountId, ctx));
+    if (result.position !== null) await this.sync.accounts(result.position);
+    return result;
+  }
+
+  private async onUsage(accountId: AccountId, day: string, ctx: CallContext, decide: (s: DailyUsageState) => UsageEvent[]) {
+    const result = await this.usage.execute(usageStream(accountId, day), decide, usedUnits, () => this.metadata(accountId, ctx));
+    if (result.position !== null) await this.sync.usage(result.position);
+    return result;
+  }
+
+  private metadata(accountId: AccountId, ctx: CallContext): EventMetadata {
+    return eventMetadata({ accountId, correlationId: ctx.correlationId, now: this.clock.now() });
+  }
+}
+
+/** What bootstrap and reservations need of an account: its plan and its keys (copied). */
+export interface AccountSummary {
+  plan: Plan;
+  keys: { keyId: string; revokedAt: string | null }[];
+}
+
+const noView = (): null => null;
+
+function summaryOf(state: Account): AccountSummary {
+  if (state.status !== 'open') throw new AccountNotFound();
+  return { plan: state.plan, keys: [...state.keys].map(([keyId, key]) => ({ keyId, revokedAt: key.revokedAt })) };
+}
+
+function slotsOf(state: Account): ReserveSessionReply {
+  if (state.status !== 'open') throw new AccountNotFound();
+  return { limit: PLAN_LIMITS[state.plan].maxSessions, used: state.slotsHeld };
+}
