@@ -1,0 +1,152 @@
+import { ulid } from 'ulid';
+import { ApiError, holdsSessionSlot } from '@switchboard/contracts';
+import type { CreateSessionResult, DeleteSessionReply, SessionQrResult, SessionRef } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/telemetry';
+import { SessionNotFound, SessionNotPending } from '../session/errors.js';
+import { isVisible, statusOf } from '../session/state.js';
+import type { VisibleSession } from '../session/state.js';
+import type { SessionListQueries } from '../projections/session-list/queries.js';
+import type { LiveConnection } from './live-connection.js';
+import { qrDataUrl } from './qr.js';
+import type { ConnectionRegistry } from './registry.js';
+import type { SessionCommands } from './session-commands.js';
+import type { SessionSlots } from './quota-slots.js';
+
+export interface ConnectionManagerDeps {
+  registry: ConnectionRegistry;
+  commands: SessionCommands;
+  queries: SessionListQueries;
+  slots: SessionSlots;
+  wipeCredentials(sessionId: string): void;
+  logger: Logger;
+  /** How long create waits for the network's first pairing code. */
+  firstQrTimeoutMs: number;
+  /** How long delete waits for the network to confirm the logout before deleting anyway. */
+  logoutTimeoutMs: number;
+}
+
+/** Session lifecycle operations of the API: create, QR, delete, and restart recovery. */
+export class ConnectionManager {
+  constructor(private readonly deps: ConnectionManagerDeps) {}
+
+  /** Reserves a plan slot, records the session, starts pairing and answers with the first QR. */
+  async create(accountId: string, name: string | null): Promise<CreateSessionResult> {
+    const { registry, commands, slots } = this.deps;
+    const sessionId = `ses_${ulid()}`;
+    await slots.reserve(accountId, sessionId);
+    try {
+      await commands.execute(sessionId, accountId, { type: 'CreateSession', sessionId, accountId, name });
+    } catch (error) {
+      await slots.release(accountId, sessionId);
+      throw error;
+    }
+    const connection = registry.open(sessionId, accountId, 'pairing');
+    const qr = await this.firstQr(connection);
+    // The code may have rotated while the PNG was being drawn: show the one the network shows now.
+    return { sessionId, qrCode: await qrDataUrl((connection.currentQr ?? qr).code), status: 'pending' };
+  }
+
+  async qr(ref: SessionRef): Promise<SessionQrResult> {
+    const connection = this.owned(ref);
+    const current = connection?.phase === 'pairing' ? connection.currentQr : undefined;
+    if (current) return { qrCode: await qrDataUrl(current.code), expiresAt: current.expiresAt.toISOString() };
+    const session = await this.visible(ref);
+    if (session.kind !== 'Pending') throw new SessionNotPending(statusOf(session));
+    // Pending but not paired from this process (its pairing died with a restart and is being timed out).
+    throw new ApiError('SERVICE_UNAVAILABLE', 'No QR code is available for this session right now; retry shortly.');
+  }
+
+  /** Logs the device out (bounded), wipes its credentials, records the deletion, frees the slot. */
+  async delete(ref: SessionRef): Promise<DeleteSessionReply> {
+    const session = await this.visible(ref);
+    const connection = this.owned(ref);
+    const loggedOut = connection ? await this.logout(connection) : false;
+    this.deps.wipeCredentials(ref.sessionId);
+    const result = await this.deps.commands.execute(ref.sessionId, ref.accountId, { type: 'DeleteSession', loggedOut });
+    const deleted = result.events.find((e) => e.type === 'SessionDeleted');
+    if (!deleted || deleted.type !== 'SessionDeleted') throw new SessionNotFound();
+    if (holdsSessionSlot(statusOf(session))) await this.deps.slots.release(ref.accountId, ref.sessionId);
+    return { sessionId: ref.sessionId, deletedAt: deleted.data.deletedAt };
+  }
+
+  /**
+   * After a restart: `connected` sessions resume from their stored credentials (no scan);
+   * `pending` ones time out, because their QR codes died with the old process's socket and
+   * nobody is looking at a new one (the client creates a fresh session).
+   */
+  async restore(): Promise<{ resumed: number; timedOut: number }> {
+    const tracked = this.deps.queries.withStatus(['connected', 'pending']);
+    const counts = { resumed: 0, timedOut: 0 };
+    for (const { sessionId, accountId, status } of tracked) {
+      if (this.deps.registry.get(sessionId)) continue;
+      if (status === 'pending') {
+        await this.timeOutStale(sessionId, accountId);
+        counts.timedOut += 1;
+      } else {
+        this.resume(sessionId, accountId);
+        counts.resumed += 1;
+      }
+    }
+    return counts;
+  }
+
+  /** Starts the driver from stored credentials; the socket opens in the background. */
+  private resume(sessionId: string, accountId: string): void {
+    const connection = this.deps.registry.open(sessionId, accountId, 'linked');
+    connection.driver.start().catch((error: unknown) => {
+      this.deps.logger.error({ err: error, sessionId }, 'could not resume the session from its stored credentials');
+      void this.deps.registry
+        .close(connection, { type: 'MarkFailed', code: 'resume_failed', reason: 'stored chat credentials could not be used' })
+        .catch((closeError: unknown) => this.deps.logger.error({ err: closeError, sessionId }, 'recording the failure failed'));
+    });
+  }
+
+  private async timeOutStale(sessionId: string, accountId: string): Promise<void> {
+    this.deps.wipeCredentials(sessionId);
+    await this.deps.commands.execute(sessionId, accountId, { type: 'MarkTimedOut' });
+    await this.deps.slots.release(accountId, sessionId);
+  }
+
+  private async firstQr(connection: LiveConnection) {
+    const waiting = connection.firstQr(this.deps.firstQrTimeoutMs);
+    try {
+      await connection.driver.start();
+      return await waiting;
+    } catch (error) {
+      waiting.catch(() => undefined);
+      this.deps.logger.error({ err: error, sessionId: connection.sessionId }, 'no pairing code from the chat network');
+      const reason = 'the chat network issued no pairing code';
+      await this.deps.registry.close(connection, { type: 'MarkFailed', code: 'pairing_unavailable', reason });
+      throw new ApiError('CHAT_NETWORK_ERROR', 'The chat network did not issue a QR code; retry later.');
+    }
+  }
+
+  private async logout(connection: LiveConnection): Promise<boolean> {
+    const wasOnline = connection.online;
+    await connection.idle();
+    this.deps.registry.release(connection);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.deps.logoutTimeoutMs)));
+    const done = connection.driver.logout().then(
+      () => true,
+      () => false,
+    );
+    const reached = await Promise.race([done, timeout]);
+    clearTimeout(timer);
+    if (!reached) await connection.driver.stop().catch(() => undefined);
+    return wasOnline && reached;
+  }
+
+  /** The live connection of this session if it belongs to the caller's account. */
+  private owned(ref: SessionRef): LiveConnection | undefined {
+    const connection = this.deps.registry.get(ref.sessionId);
+    return connection?.accountId === ref.accountId ? connection : undefined;
+  }
+
+  /** The session from its stream; unknown, deleted or foreign is SESSION_NOT_FOUND. */
+  async visible(ref: SessionRef): Promise<VisibleSession> {
+    const session = await this.deps.commands.load(ref.sessionId);
+    if (!isVisible(session) || session.accountId !== ref.accountId) throw new SessionNotFound();
+    return session;
+  }
+}

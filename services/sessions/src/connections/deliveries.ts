@@ -1,0 +1,99 @@
+import { ApiError } from '@switchboard/contracts';
+import type { DeliverMessageCommand, DeliverMessageReply } from '@switchboard/contracts';
+import { ChatNetworkError, NotConnectedError, RecipientNotOnNetworkError } from '../chat/index.js';
+import type { ChatDriver, SentMessage } from '../chat/index.js';
+import { SessionNotConnected } from '../session/errors.js';
+import { statusOf } from '../session/state.js';
+import type { ActivityRecorder } from './activity.js';
+import type { ConnectionManager } from './connection-manager.js';
+import type { MediaSource } from './media-source.js';
+import type { ConnectionRegistry } from './registry.js';
+
+/** How many recent message ids a session owner remembers to refuse sending one twice. */
+const REMEMBERED_SENDS = 10_000;
+
+/**
+ * `sessions.send`: delivers one accepted message through the owning connection and answers once
+ * the network acknowledged it. A repeated `messageId` (messaging retrying after a timeout) gets
+ * the first attempt's outcome instead of a second send; a failed attempt may be retried.
+ */
+export class Deliveries {
+  private readonly recent = new Map<string, Promise<DeliverMessageReply>>();
+
+  constructor(
+    private readonly registry: ConnectionRegistry,
+    private readonly manager: ConnectionManager,
+    private readonly activity: ActivityRecorder,
+    private readonly media: MediaSource,
+  ) {}
+
+  async deliver(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
+    // Checked first: a message the network already took keeps its answer even if the session
+    // dropped since. Keyed with the account and session so no other caller can read it.
+    const key = `${command.accountId}/${command.sessionId}/${command.messageId}`;
+    const earlier = this.recent.get(key);
+    if (earlier) return earlier;
+    const connection = this.registry.get(command.sessionId);
+    if (!connection || connection.accountId !== command.accountId) {
+      const status = statusOf(await this.manager.visible(command));
+      // Connected on record but not held here: its resume failed or is still being recorded.
+      if (status === 'connected') throw new ApiError('CHAT_NETWORK_ERROR', "The session's connection is not available right now; retry shortly.");
+      throw new SessionNotConnected(status);
+    }
+    if (connection.phase !== 'linked') throw new SessionNotConnected('pending');
+    const attempt = this.send(connection.driver, command);
+    this.remember(key, attempt);
+    const reply = await attempt;
+    this.activity.touch(command.sessionId, command.accountId, 'message_sent');
+    return reply;
+  }
+
+  private async send(driver: ChatDriver, command: DeliverMessageCommand): Promise<DeliverMessageReply> {
+    try {
+      const sent = await sendContent(driver, command, this.media);
+      return { messageId: command.messageId, networkMessageId: sent.id, sentAt: sent.timestamp.toISOString() };
+    } catch (error) {
+      throw asApiError(error);
+    }
+  }
+
+  private remember(key: string, attempt: Promise<DeliverMessageReply>): void {
+    this.recent.set(key, attempt);
+    // A failure is forgotten so that the caller's retry really tries again.
+    attempt.catch(() => this.recent.get(key) === attempt && this.recent.delete(key));
+    if (this.recent.size > REMEMBERED_SENDS) {
+      const oldest = this.recent.keys().next().value;
+      if (oldest !== undefined) this.recent.delete(oldest);
+    }
+  }
+}
+
+async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, media: MediaSource): Promise<SentMessage> {
+  const { to, content, quoted } = command;
+  switch (content.type) {
+    case 'text':
+      return driver.sendText(to, content.text, quoted ? { quotedId: quoted.networkMessageId } : {});
+    case 'media': {
+      const { mediaType, mimetype, filename, sha256 } = content.media;
+      return driver.sendMedia(to, {
+        kind: mediaType,
+        bytes: await media.bytes(command.media, sha256),
+        mimetype,
+        ...(content.caption === undefined ? {} : { caption: content.caption }),
+        ...(filename === undefined ? {} : { filename }),
+      });
+    }
+    case 'location':
+      return driver.sendLocation(to, content);
+    case 'buttons':
+      return driver.sendButtons(to, content);
+  }
+}
+
+function asApiError(error: unknown): unknown {
+  if (error instanceof RecipientNotOnNetworkError) return new ApiError('RECIPIENT_NOT_ON_CHAT_NETWORK');
+  // The session is connected, but its socket is being restored after a drop: retryable.
+  if (error instanceof NotConnectedError) return new ApiError('CHAT_NETWORK_ERROR', 'The session is reconnecting to the chat network; retry shortly.');
+  if (error instanceof ChatNetworkError) return new ApiError('CHAT_NETWORK_ERROR');
+  return error;
+}

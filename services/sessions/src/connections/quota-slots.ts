@@ -1,0 +1,54 @@
+import { ApiError, ErrorCode, QuotaSubjects } from '@switchboard/contracts';
+import type { ReserveSessionReply } from '@switchboard/contracts';
+import { RemoteError } from '@switchboard/bus';
+import type { Bus } from '@switchboard/bus';
+import type { Logger } from '@switchboard/telemetry';
+
+const QUOTA_TIMEOUT_MS = 5_000;
+const RELEASE_ATTEMPTS = 4;
+
+/**
+ * Plan slots for concurrent sessions, held by the quota service. Reserving is on the create
+ * path (its refusal is the caller's answer); releasing follows a state change that already
+ * happened, so it is retried and, failing that, logged: it is idempotent per session id.
+ */
+export class SessionSlots {
+  constructor(
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+  ) {}
+
+  /** @throws ApiError SESSION_LIMIT_REACHED (`{limit, used}`) or SERVICE_UNAVAILABLE */
+  async reserve(accountId: string, sessionId: string): Promise<ReserveSessionReply> {
+    try {
+      const reply = await this.bus.request(QuotaSubjects.reserveSession.subject, { accountId, sessionId }, { timeoutMs: QUOTA_TIMEOUT_MS });
+      return QuotaSubjects.reserveSession.reply.parse(reply.data);
+    } catch (error) {
+      throw asApiError(error);
+    }
+  }
+
+  async release(accountId: string, sessionId: string): Promise<void> {
+    for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
+      try {
+        await this.bus.request(QuotaSubjects.releaseSession.subject, { accountId, sessionId }, { timeoutMs: QUOTA_TIMEOUT_MS });
+        return;
+      } catch (error) {
+        if (attempt === RELEASE_ATTEMPTS) {
+          this.logger.error({ err: error, sessionId, accountId }, 'could not release the session slot; the quota service still counts it');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+      }
+    }
+  }
+}
+
+/** A quota refusal keeps its public code; an unreachable quota service is SERVICE_UNAVAILABLE. */
+function asApiError(error: unknown): ApiError {
+  if (error instanceof RemoteError && ErrorCode.safeParse(error.code).success) {
+    const details = typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : undefined;
+    return new ApiError(ErrorCode.parse(error.code), error.message, details);
+  }
+  return new ApiError('SERVICE_UNAVAILABLE', 'The quota service did not answer; retry later.');
+}

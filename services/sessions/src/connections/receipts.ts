@@ -1,0 +1,36 @@
+import { MessagingSubjects } from '@switchboard/contracts';
+import type { RecordReceiptCommand } from '@switchboard/contracts';
+import { NoResponderError, RemoteError } from '@switchboard/bus';
+import type { Bus } from '@switchboard/bus';
+import type { Logger } from '@switchboard/telemetry';
+
+const RECEIPT_TIMEOUT_MS = 5_000;
+const ATTEMPTS = 5;
+
+/**
+ * Forwards delivery/read receipts to the messaging service. A request, not a publish: core NATS
+ * publishes are fire-and-forget, and a receipt lost there would leave a message `sent` forever.
+ * Retried with backoff while messaging is slow or unreachable; with no messaging service at all
+ * (no responder) the receipt is logged and dropped rather than blocking the connection.
+ */
+export class ReceiptForwarder {
+  constructor(
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+  ) {}
+
+  async forward(receipt: RecordReceiptCommand): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.bus.request(MessagingSubjects.recordReceipt.subject, receipt, { timeoutMs: RECEIPT_TIMEOUT_MS });
+        return;
+      } catch (error) {
+        if (error instanceof NoResponderError || error instanceof RemoteError || attempt >= ATTEMPTS) {
+          this.logger.warn({ err: error, sessionId: receipt.sessionId, receipt: receipt.receipt }, 'receipt not recorded by messaging');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+      }
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import type { Logger } from '@switchboard/telemetry';
+import type { ChatDriver, ConnectedEvent, DisconnectedEvent, InboundEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
+import type { SessionCommand } from '../session/commands.js';
+import type { ActivityRecorder } from './activity.js';
+import { LiveConnection } from './live-connection.js';
+import type { ConnectionListener, ConnectionPhase } from './live-connection.js';
+import { qrFingerprint } from './qr.js';
+import type { ReceiptForwarder } from './receipts.js';
+import type { SessionCommands } from './session-commands.js';
+import type { SessionSlots } from './quota-slots.js';
+
+export interface RegistryDeps {
+  commands: SessionCommands;
+  slots: SessionSlots;
+  receipts: ReceiptForwarder;
+  activity: ActivityRecorder;
+  createDriver(sessionId: string): ChatDriver;
+  /** Removes the session's stored chat credentials (a closed session never reconnects). */
+  wipeCredentials(sessionId: string): void;
+  logger: Logger;
+}
+
+/**
+ * The live connections this process owns, and what each driver report means for its session:
+ * the report becomes a command on the session stream, and a session that stops for good loses
+ * its connection, its credentials and its plan slot.
+ */
+export class ConnectionRegistry implements ConnectionListener {
+  private readonly live = new Map<string, LiveConnection>();
+
+  constructor(private readonly deps: RegistryDeps) {}
+
+  get(sessionId: string): LiveConnection | undefined {
+    return this.live.get(sessionId);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  open(sessionId: string, accountId: string, phase: ConnectionPhase): LiveConnection {
+    const connection = new LiveConnection(sessionId, accountId, this.deps.createDriver(sessionId), phase, this);
+    this.live.set(sessionId, connection);
+    return connection;
+  }
+
+  /** Forgets the connection without touching the network (shutdown, or before a deliberate logout). */
+  release(connection: LiveConnection): void {
+    connection.detach();
+    if (this.live.get(connection.sessionId) === connection) this.live.delete(connection.sessionId);
+    this.deps.activity.forget(connection.sessionId);
+  }
+
+  /**
+   * Ends a session for good: stops its driver, wipes its credentials, records `command`, and
+   * frees its plan slot (idempotent at the quota service, so a repeated close is harmless).
+   */
+  async close(connection: LiveConnection, command: SessionCommand): Promise<void> {
+    this.release(connection);
+    await connection.driver.stop().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'driver stop failed'));
+    this.deps.wipeCredentials(connection.sessionId);
+    const { sessionId, accountId } = connection;
+    const result = await this.deps.commands.execute(sessionId, accountId, command);
+    this.deps.logger.info({ sessionId, command: command.type, recorded: result.events.map((e) => e.type) }, 'session closed');
+    await this.deps.slots.release(accountId, sessionId);
+  }
+
+  /** Shutdown: closes every connection WITHOUT logging out (the next start resumes them). */
+  async stopAll(): Promise<void> {
+    const connections = [...this.live.values()];
+    for (const connection of connections) this.release(connection);
+    await Promise.all(connections.map((c) => c.driver.stop().catch(() => undefined)));
+    // Reports already received finish before the stores close under them.
+    await Promise.all(connections.map((c) => c.idle()));
+  }
+
+  async qr(connection: LiveConnection, qr: QrEvent): Promise<void> {
+    if (connection.phase === 'linked') {
+      // A linked session asked to pair again: its stored credentials are gone or refused.
+      return this.close(connection, { type: 'MarkFailed', code: 'credentials_missing', reason: 'stored chat credentials were not accepted; the session must be created again' });
+    }
+    const command: SessionCommand = { type: 'RecordQrIssued', fingerprint: qrFingerprint(qr.code), expiresAt: qr.expiresAt };
+    await this.deps.commands.execute(connection.sessionId, connection.accountId, command);
+  }
+
+  async connected(connection: LiveConnection, event: ConnectedEvent): Promise<void> {
+    await this.deps.commands.execute(connection.sessionId, connection.accountId, { type: 'MarkConnected', phone: event.phone });
+  }
+
+  async disconnected(connection: LiveConnection, event: DisconnectedEvent): Promise<void> {
+    const { sessionId } = connection;
+    if (event.willReconnect) {
+      // A transient drop: the driver reconnects with the stored credentials; status stays connected.
+      this.deps.logger.info({ sessionId, reason: event.reason }, 'connection dropped; reconnecting');
+      return;
+    }
+    if (event.reason === 'pairing_timeout') return this.close(connection, { type: 'MarkTimedOut' });
+    const reason = event.reason === 'connection_replaced' ? 'replaced' : event.reason;
+    return this.close(connection, { type: 'MarkDisconnected', reason });
+  }
+
+  async receipt(connection: LiveConnection, receipt: ReceiptEvent): Promise<void> {
+    const { sessionId, accountId } = connection;
+    this.deps.activity.touch(sessionId, accountId, 'receipt_received');
+    // Not awaited: a slow messaging service must not hold up the session's other reports.
+    void this.deps.receipts.forward({ accountId, sessionId, networkMessageId: receipt.id, receipt: receipt.status, at: receipt.at.toISOString() });
+  }
+
+  async inbound(connection: LiveConnection, _inbound: InboundEvent): Promise<void> {
+    this.deps.activity.touch(connection.sessionId, connection.accountId, 'message_received');
+  }
+
+  failed(connection: LiveConnection, error: unknown): void {
+    this.deps.logger.error({ err: error, sessionId: connection.sessionId }, 'handling a chat driver report failed');
+  }
+}

@@ -1,0 +1,3 @@
+export { startSessionsService } from './service.js';
+export type { SessionsServiceOptions } from './service.js';
+export type { ChatNetworkOverrides } from './chat-network.js';

@@ -1,0 +1,73 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { sessionEventParser, SessionView } from '@switchboard/contracts';
+import type { SessionEvent, SessionStatus } from '@switchboard/contracts';
+import type { RecordedEvent } from '@switchboard/eventstore';
+import type { Projection } from '@switchboard/service-kit';
+import { toRawEvent } from '@switchboard/service-kit';
+import { evolveRow } from './row.js';
+import type { SessionListRow } from './row.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS session_list (
+  session_id    TEXT PRIMARY KEY,
+  account_id    TEXT NOT NULL,
+  name          TEXT,
+  status        TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  last_activity TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS session_list_by_account ON session_list (account_id, created_at DESC, session_id DESC);
+CREATE INDEX IF NOT EXISTS session_list_by_status ON session_list (status);`;
+
+/** Bump to rebuild the table from zero at the next start (the runner's checkpoint name). */
+export const SESSION_LIST_PROJECTION = 'session-list-v1';
+
+interface DbRow {
+  session_id: string;
+  account_id: string;
+  name: string | null;
+  status: string;
+  created_at: string;
+  last_activity: string;
+}
+
+/** The session list read model: one SQLite row per visible session, kept by a ProjectionRunner. */
+export class SessionListProjection implements Projection {
+  readonly name = SESSION_LIST_PROJECTION;
+  readonly category = 'session';
+  private readonly select: StatementSync;
+  private readonly upsert: StatementSync;
+  private readonly remove: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    db.exec(SCHEMA);
+    this.select = db.prepare('SELECT * FROM session_list WHERE session_id = ?');
+    this.upsert = db.prepare(
+      'INSERT INTO session_list (session_id, account_id, name, status, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (session_id) DO UPDATE SET name = excluded.name, status = excluded.status, last_activity = excluded.last_activity',
+    );
+    this.remove = db.prepare('DELETE FROM session_list WHERE session_id = ?');
+  }
+
+  apply(recorded: RecordedEvent): void {
+    const event = sessionEventParser.parse(toRawEvent(recorded)) as SessionEvent;
+    const sessionId = event.data.sessionId;
+    const current = this.select.get(sessionId) as DbRow | undefined;
+    const next = evolveRow(current ? fromDb(current) : null, event);
+    if (next === null) this.remove.run(sessionId);
+    else this.upsert.run(next.sessionId, next.accountId, next.name, next.status, next.createdAt, next.lastActivity);
+  }
+}
+
+export function fromDb(row: DbRow): SessionListRow {
+  const view = SessionView.parse({
+    sessionId: row.session_id,
+    status: row.status as SessionStatus,
+    name: row.name,
+    createdAt: row.created_at,
+    lastActivity: row.last_activity,
+  });
+  return { ...view, accountId: row.account_id };
+}
+
+export type { DbRow };

@@ -1,0 +1,76 @@
+import { DatabaseSync } from 'node:sqlite';
+import type { SessionEvent } from '@switchboard/contracts';
+import type { RecordedEvent } from '@switchboard/eventstore';
+import { describe, expect, it } from 'vitest';
+import { SessionListProjection } from './projection.js';
+import { SessionListQueries } from './queries.js';
+
+const alice = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+const bob = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1G';
+const ids = ['ses_01JD8Z6Q9V4N2C3B5X7M1K0P2A', 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2B', 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2C'] as const;
+const minute = (m: number) => `2026-11-21T10:0${m}:00.000Z`;
+
+let position = 0n;
+function recorded(event: SessionEvent): RecordedEvent {
+  position += 1n;
+  return { stream: `session-${event.data.sessionId}`, type: event.type, revision: 0n, position, data: event.data, metadata: { schemaVersion: 1 }, recordedAt: new Date(), id: String(position) };
+}
+const created = (sessionId: string, accountId: string, m: number, name: string | null = null): SessionEvent => ({
+  type: 'SessionCreated', version: 1, data: { sessionId, accountId, name, createdAt: minute(m) },
+});
+
+function readModel(events: SessionEvent[]) {
+  const db = new DatabaseSync(':memory:');
+  const projection = new SessionListProjection(db);
+  for (const event of events) projection.apply(recorded(event));
+  return new SessionListQueries(db);
+}
+
+const [s0, s1, s2] = ids;
+const history: SessionEvent[] = [
+  created(s0, alice, 0, 'first'),
+  created(s1, alice, 1),
+  created(s2, bob, 2),
+  { type: 'SessionConnected', version: 1, data: { sessionId: s0, phone: '15551234567', connectedAt: minute(3) } },
+  { type: 'SessionActivityRecorded', version: 1, data: { sessionId: s0, activity: 'message_sent', at: minute(4) } },
+  { type: 'SessionTimedOut', version: 1, data: { sessionId: s1, timedOutAt: minute(5) } },
+];
+
+describe('session list read model', () => {
+  it('shows a session with its status, name and lastActivity', () => {
+    expect(readModel(history).get(alice, s0)).toEqual({ sessionId: s0, status: 'connected', name: 'first', createdAt: minute(0), lastActivity: minute(4) });
+  });
+
+  it('hides another account\'s session and unknown ids', () => {
+    const queries = readModel(history);
+    expect(queries.get(alice, s2)).toBeUndefined();
+    expect(queries.get(bob, 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2Z')).toBeUndefined();
+  });
+
+  it('lists newest first with the total of all matches', () => {
+    const page = readModel(history).list({ accountId: alice, limit: 1, offset: 0 });
+    expect(page.sessions.map((s) => s.sessionId)).toEqual([s1]);
+    expect(page).toMatchObject({ total: 2, limit: 1, offset: 0 });
+    expect(readModel(history).list({ accountId: alice, limit: 10, offset: 1 }).sessions.map((s) => s.sessionId)).toEqual([s0]);
+  });
+
+  it('filters by every status', () => {
+    const queries = readModel(history);
+    expect(queries.list({ accountId: alice, limit: 10, offset: 0, status: 'timeout' }).sessions.map((s) => s.sessionId)).toEqual([s1]);
+    expect(queries.list({ accountId: alice, limit: 10, offset: 0, status: 'pending' })).toMatchObject({ sessions: [], total: 0 });
+  });
+
+  it('drops a deleted session from gets and lists', () => {
+    const deleted: SessionEvent = { type: 'SessionDeleted', version: 1, data: { sessionId: s0, previousStatus: 'connected', loggedOut: true, deletedAt: minute(6) } };
+    const queries = readModel([...history, deleted]);
+    expect(queries.get(alice, s0)).toBeUndefined();
+    expect(queries.list({ accountId: alice, limit: 10, offset: 0 }).total).toBe(1);
+  });
+
+  it('finds the sessions a restart must look after, across accounts', () => {
+    expect(readModel(history).withStatus(['connected', 'pending'])).toEqual([
+      { sessionId: s0, accountId: alice, status: 'connected' },
+      { sessionId: s2, accountId: bob, status: 'pending' },
+    ]);
+  });
+});

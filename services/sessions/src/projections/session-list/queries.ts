@@ -1,0 +1,51 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { ListSessionsRequest, ListSessionsResult, SessionStatus, SessionView } from '@switchboard/contracts';
+import { fromDb } from './projection.js';
+import type { DbRow } from './projection.js';
+
+/** A session some process must look after: its id, owner and status. */
+export interface TrackedSession {
+  sessionId: string;
+  accountId: string;
+  status: SessionStatus;
+}
+
+/** Reads of the session list read model; every query is scoped to one account. */
+export class SessionListQueries {
+  private readonly byId: StatementSync;
+
+  constructor(private readonly db: DatabaseSync) {
+    this.byId = db.prepare('SELECT * FROM session_list WHERE session_id = ? AND account_id = ?');
+  }
+
+  /** The session, or undefined when it is unknown, deleted, or another account's. */
+  get(accountId: string, sessionId: string): SessionView | undefined {
+    const row = this.byId.get(sessionId, accountId) as DbRow | undefined;
+    return row ? view(row) : undefined;
+  }
+
+  /** Newest first; `total` counts every match, not just the page. */
+  list(request: ListSessionsRequest): ListSessionsResult {
+    const filter = request.status === undefined ? '' : ' AND status = ?';
+    const params = request.status === undefined ? [request.accountId] : [request.accountId, request.status];
+    const total = this.db.prepare(`SELECT count(*) AS n FROM session_list WHERE account_id = ?${filter}`).get(...params) as { n: number };
+    const rows = this.db
+      .prepare(`SELECT * FROM session_list WHERE account_id = ?${filter} ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?`)
+      .all(...params, request.limit, request.offset) as unknown as DbRow[];
+    return { sessions: rows.map(view), total: Number(total.n), limit: request.limit, offset: request.offset };
+  }
+
+  /** Every session (of every account) in one of `statuses`: what a restart must pick up again. */
+  withStatus(statuses: readonly SessionStatus[]): TrackedSession[] {
+    const marks = statuses.map(() => '?').join(', ');
+    const rows = this.db
+      .prepare(`SELECT session_id, account_id, status FROM session_list WHERE status IN (${marks}) ORDER BY created_at`)
+      .all(...statuses) as unknown as Pick<DbRow, 'session_id' | 'account_id' | 'status'>[];
+    return rows.map((r) => ({ sessionId: r.session_id, accountId: r.account_id, status: r.status as SessionStatus }));
+  }
+}
+
+function view(row: DbRow): SessionView {
+  const { accountId: _owner, ...rest } = fromDb(row);
+  return rest;
+}

@@ -1,0 +1,104 @@
+import { openBlobStore } from '@switchboard/blob-store';
+import type { Bus } from '@switchboard/bus';
+import type { EventStore } from '@switchboard/eventstore';
+import { openReadModelDatabase, openServiceEventStore, ProjectionRunner, startMicroservice } from '@switchboard/service-kit';
+import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
+import type { ReadyReply } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/telemetry';
+import { SessionsApi } from './api.js';
+import { openChatNetwork } from './chat-network.js';
+import type { ChatNetworkOverrides } from './chat-network.js';
+import { ActivityRecorder } from './connections/activity.js';
+import { ConnectionManager } from './connections/connection-manager.js';
+import { Deliveries } from './connections/deliveries.js';
+import { MediaSource } from './connections/media-source.js';
+import { ReceiptForwarder } from './connections/receipts.js';
+import { ConnectionRegistry } from './connections/registry.js';
+import { SessionCommands } from './connections/session-commands.js';
+import { SessionSlots } from './connections/quota-slots.js';
+import { SessionListProjection } from './projections/session-list/projection.js';
+import { SessionListQueries } from './projections/session-list/queries.js';
+import { SessionsModule } from './sessions.module.js';
+
+export interface SessionsServiceOptions {
+  bus: Bus;
+  config: SwitchboardConfig;
+  logger: Logger;
+  clock?: () => Date;
+  chatNetwork?: ChatNetworkOverrides;
+  /** How long create waits for the network's first QR code (default 20 s). */
+  firstQrTimeoutMs?: number;
+}
+
+/**
+ * Starts the sessions service: its event store and session list (rebuilt from the streams and
+ * caught up before anything is answered), the connections of every session that was connected
+ * before (resumed without a scan), and the bus handlers. `close()` stops the connections
+ * WITHOUT logging out, so the next start resumes them.
+ */
+export async function startSessionsService(options: SessionsServiceOptions): Promise<RunningService> {
+  const { bus, config, logger } = options;
+  const clock = options.clock ?? (() => new Date());
+  const store = openServiceEventStore('sessions', config);
+  const db = openReadModelDatabase('sessions', config);
+  const onError = (error: unknown) => logger.error({ err: error }, 'session list projection stopped');
+  const runner = new ProjectionRunner(store, db, new SessionListProjection(db), { onError });
+  const chat = await openChatNetwork(config, options.chatNetwork).catch(async (error: unknown) => {
+    await closeStores(store, db);
+    throw error;
+  });
+  await runner.start();
+  await caughtUp(runner);
+
+  const commands = new SessionCommands(store, runner, clock);
+  const queries = new SessionListQueries(db);
+  const slots = new SessionSlots(bus, logger);
+  const activity = new ActivityRecorder(async (sessionId, accountId, kind) => {
+    await commands.execute(sessionId, accountId, { type: 'RecordActivity', activity: kind }).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'activity not recorded'));
+  });
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, receipts: new ReceiptForwarder(bus, logger), activity, logger });
+  const manager = new ConnectionManager({
+    registry, commands, queries, slots, logger,
+    wipeCredentials: chat.wipeCredentials,
+    firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000,
+    logoutTimeoutMs: 10_000,
+  });
+  const restored = await manager.restore();
+  logger.info(restored, 'sessions restored after start');
+
+  const ready = () => bus.isConnected() && runner.caughtUp();
+  const readiness = (): ReadyReply => ({
+    service: 'sessions',
+    ready: ready(),
+    details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() }, connections: { ok: true, detail: `${registry.size} live` } },
+  });
+  const media = new MediaSource(() => openBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'sessions-media' }));
+  const api = new SessionsApi(manager, new Deliveries(registry, manager, activity, media), queries, readiness);
+  const app = await startMicroservice(SessionsModule.forApi(api), { bus, queue: 'sessions' });
+
+  return {
+    name: 'sessions',
+    ready,
+    close: async () => {
+      await app.close();
+      activity.stop();
+      await registry.stopAll();
+      await media.close();
+      await runner.stop();
+      chat.close();
+      await closeStores(store, db);
+    },
+  };
+}
+
+async function caughtUp(runner: ProjectionRunner): Promise<void> {
+  while (!runner.caughtUp()) {
+    if (runner.failed() !== undefined) throw runner.failed();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function closeStores(store: EventStore, db: { close(): void; isOpen: boolean }): Promise<void> {
+  await store.close();
+  if (db.isOpen) db.close();
+}

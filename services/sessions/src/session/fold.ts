@@ -1,0 +1,13 @@
+import { sessionEventParser } from '@switchboard/contracts';
+import type { SessionEvent } from '@switchboard/contracts';
+import type { AggregateFold } from '@switchboard/service-kit';
+import { evolve } from './evolve.js';
+import { initialSession } from './state.js';
+import type { Session } from './state.js';
+
+/** How a `session-ses_…` stream folds into a Session; events are validated as they are read. */
+export const sessionFold: AggregateFold<Session, SessionEvent> = {
+  initial: initialSession,
+  evolve,
+  parse: (raw) => sessionEventParser.parse(raw) as SessionEvent,
+};
