@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Plan } from '@switchboard/contracts';
+import type { Plan, ReadyReply } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import { serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
@@ -59,7 +59,11 @@ export async function startQuotaService(options: StartQuotaServiceOptions): Prom
     publisher.start(engine.appliedPosition());
     const bootstrap = await bootstrapAccount(engine, config);
     await registerAdminKey(engine, config);
-    const app = await startMicroservice(QuotaModule.with(engine.api), { bus, queue: 'quota' });
+    const readiness = (): ReadyReply => {
+      const checks = { bus: { ok: bus.isConnected() }, readModels: { ok: engine.caughtUp() } };
+      return { service: 'quota', ready: checks.bus.ok && checks.readModels.ok, details: checks };
+    };
+    const app = await startMicroservice(QuotaModule.with(engine.api, readiness), { bus, queue: 'quota' });
     logger.info({ bootstrapAccount: bootstrap?.accountId }, 'quota service started');
     let closing: Promise<void> | undefined;
     const close = async (): Promise<void> => {
@@ -72,7 +76,7 @@ export async function startQuotaService(options: StartQuotaServiceOptions): Prom
       name: 'quota',
       bootstrap,
       engine,
-      ready: () => engine.caughtUp() && bus.isConnected(),
+      ready: () => readiness().ready,
       close: () => (closing ??= close()),
     };
   } catch (error) {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InProcessBus } from '@switchboard/bus';
-import { MintedApiKey, PublishedEvent, QuotaSubjects as Q } from '@switchboard/contracts';
+import { MintedApiKey, PublishedEvent, QuotaSubjects as Q, ReadySubjects } from '@switchboard/contracts';
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
 import { openQuotaEngine } from '../src/engine.js';
 import { startQuotaService } from '../src/service.js';
@@ -26,6 +26,15 @@ async function openAccount(bus: InProcessBus, plan: 'free' | 'basic' | 'premium'
   const created = await call(bus, Q.accounts.create, { plan, name: `${plan} account`, key: { keyHash: hashApiKey(apiKey), scopes: ['api'] } });
   return { ...created, apiKey };
 }
+
+describe('readiness', () => {
+  it('answers sb.v1.quota.ready once its read models are caught up, as the gateway\'s /readyz asks', async () => {
+    const { bus } = await start();
+    expect(await call(bus, ReadySubjects.quota, {})).toEqual({
+      service: 'quota', ready: true, details: { bus: { ok: true }, readModels: { ok: true } },
+    });
+  });
+});
 
 describe('bootstrap on first start', () => {
   it('opens one enterprise account and returns its freshly minted key once', async () => {

@@ -1,6 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { QuotaSubjects, validationError } from '@switchboard/contracts';
+import { QuotaSubjects, ReadySubjects, validationError } from '@switchboard/contracts';
+import type { ReadyReply } from '@switchboard/contracts';
 import type { z } from 'zod';
 import type { BusContext } from '@switchboard/bus';
 import { QuotaApi } from '../application/quota-api.js';
@@ -19,10 +20,22 @@ function callOf(ctx: BusContext): CallContext {
   return { correlationId: ctx.getHeaders()['correlation-id'] };
 }
 
+/** What `sb.v1.quota.ready` answers: read models caught up, bus connected. */
+export type QuotaReadiness = () => ReadyReply;
+export const QUOTA_READINESS = Symbol('QuotaReadiness');
+
 /** Every `QuotaSubjects` request, bound to the quota API (queue group `quota`). */
 @Controller()
 export class QuotaController {
-  constructor(@Inject(QuotaApi) private readonly api: QuotaApi) {}
+  constructor(
+    @Inject(QuotaApi) private readonly api: QuotaApi,
+    @Inject(QUOTA_READINESS) private readonly readiness: QuotaReadiness,
+  ) {}
+
+  @MessagePattern(ReadySubjects.quota.subject)
+  ready(): ReadyReply {
+    return this.readiness();
+  }
 
   @MessagePattern(S.authenticate.subject)
   authenticate(@Payload() body: unknown) {

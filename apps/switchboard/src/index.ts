@@ -1,0 +1,2 @@
+export { startSwitchboard } from './switchboard.js';
+export type { RunningSwitchboard, StartSwitchboardOptions } from './switchboard.js';

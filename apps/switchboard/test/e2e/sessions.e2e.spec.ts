@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, eventually } from '../support/http.js';
+import { startSwitchboardUnderTest } from '../support/harness.js';
+import type { Mode, SwitchboardUnderTest } from '../support/harness.js';
+
+let phoneCounter = 0;
+/** A fresh phone number per linked device, so tests never share a device on the network. */
+const newPhone = () => `1555${String(process.pid % 1000).padStart(3, '0')}${String(phoneCounter++).padStart(4, '0')}`;
+
+async function connectedSession(api: ApiClient, sut: SwitchboardUnderTest, name?: string) {
+  const created = await api.post('/v1/sessions', name ? { name } : {});
+  expect(created.status).toBe(201);
+  const phone = newPhone();
+  await sut.emulator.scan(created.body.data.qrCode, phone);
+  const id = created.body.data.sessionId as string;
+  await eventually(() => api.get(`/v1/sessions/${id}`), (r) => r.body?.data?.status === 'connected');
+  return { id, phone };
+}
+
+describe.each<Mode>(['embedded', 'distributed'])('session endpoints over HTTP (%s mode)', (mode) => {
+  let sut: SwitchboardUnderTest;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    sut = await startSwitchboardUnderTest(mode);
+    api = new ApiClient(sut.url, sut.apiKey);
+  }, 180_000);
+  afterAll(async () => sut?.close());
+
+  it('creates a pending session with a scannable QR code, which connects once the phone scans it', async () => {
+    const created = await api.post('/v1/sessions', { name: 'support line' });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body.data).sort()).toEqual(['qrCode', 'sessionId', 'status']);
+    expect(created.body.data).toMatchObject({ status: 'pending', sessionId: expect.stringMatching(/^ses_[0-9A-Z]{26}$/) });
+    expect(created.body.data.qrCode).toMatch(/^data:image\/png;base64,/);
+    const phone = newPhone();
+    const scan = await sut.emulator.scan(created.body.data.qrCode, phone);
+    expect(scan.phone).toBe(phone);
+    const id = created.body.data.sessionId;
+    const got = await eventually(() => api.get(`/v1/sessions/${id}`), (r) => r.body?.data?.status === 'connected');
+    expect(got.body).toEqual({
+      success: true,
+      data: { sessionId: id, status: 'connected', name: 'support line', createdAt: expect.any(String), lastActivity: expect.any(String) },
+    });
+    expect(Date.parse(got.body.data.lastActivity)).toBeGreaterThanOrEqual(Date.parse(got.body.data.createdAt));
+  });
+
+  it('answers the same under /api/v1 as under /v1', async () => {
+    const created = await api.post('/api/v1/sessions', {});
+    expect(created.status).toBe(201);
+    const viaApi = await api.get(`/api/v1/sessions/${created.body.data.sessionId}`);
+    const viaV1 = await api.get(`/v1/sessions/${created.body.data.sessionId}`);
+    expect(viaApi.body).toEqual(viaV1.body);
+    expect(viaV1.body.data.name).toBeNull();
+  });
+
+  it('serves the current QR while pending and 409 SESSION_NOT_PENDING once connected', async () => {
+    const created = await api.post('/v1/sessions', {});
+    const qr = await api.get(`/v1/sessions/${created.body.data.sessionId}/qr`);
+    expect(qr.status).toBe(200);
+    expect(qr.body.data).toEqual({ qrCode: expect.stringMatching(/^data:image\/png;base64,/), expiresAt: expect.any(String) });
+    const { id } = await connectedSession(api, sut);
+    const refused = await api.get(`/v1/sessions/${id}/qr`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'SESSION_NOT_PENDING', requestId: refused.headers.get('x-request-id') });
+  });
+
+  it('lists newest first with status filter, paging and clamping, and rejects bad paging with 400', async () => {
+    const { id: connectedId } = await connectedSession(api, sut, 'listed');
+    const all = await api.get('/v1/sessions?limit=1000');
+    expect(all.status).toBe(200);
+    expect(all.body.data.limit).toBe(100);
+    expect(all.body.data.offset).toBe(0);
+    const created = all.body.data.sessions.map((s: { createdAt: string }) => Date.parse(s.createdAt));
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+    const connected = await api.get('/v1/sessions?status=connected');
+    expect(connected.body.data.sessions.every((s: { status: string }) => s.status === 'connected')).toBe(true);
+    expect(connected.body.data.sessions.map((s: { sessionId: string }) => s.sessionId)).toContain(connectedId);
+    const page = await api.get('/v1/sessions?limit=1&offset=1');
+    expect(page.body.data).toMatchObject({ limit: 1, offset: 1, total: all.body.data.total });
+    expect(page.body.data.sessions).toEqual([all.body.data.sessions[1]]);
+    for (const bad of ['limit=0', 'limit=abc', 'offset=-1', 'status=sleeping']) {
+      const refused = await api.get(`/v1/sessions?${bad}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+    }
+  });
+
+  it('deletes a session: logged out on the network, 404 afterwards', async () => {
+    const { id, phone } = await connectedSession(api, sut);
+    const deleted = await api.delete(`/v1/sessions/${id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ success: true, message: expect.any(String) });
+    expect((await api.get(`/v1/sessions/${id}`)).status).toBe(404);
+    await expect(sut.emulator.device(phone)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('answers 404 SESSION_NOT_FOUND for unknown ids and for another account\'s sessions', async () => {
+    const unknown = await api.get('/v1/sessions/ses_01JD0000000000000000000000');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('SESSION_NOT_FOUND');
+    const admin = new ApiClient(sut.url, sut.adminKey);
+    const other = await admin.post('/v1/admin/accounts', { name: 'other', plan: 'basic' });
+    expect(other.status).toBe(201);
+    const mine = await api.post('/v1/sessions', {});
+    const theirs = api.withKey(other.body.data.apiKey);
+    const foreign = await theirs.get(`/v1/sessions/${mine.body.data.sessionId}`);
+    expect(foreign.status).toBe(404);
+    expect((await theirs.delete(`/v1/sessions/${mine.body.data.sessionId}`)).status).toBe(404);
+    expect((await theirs.get('/v1/sessions')).body.data.total).toBe(0);
+  });
+
+  it('refuses a second active session on the free plan with 429 SESSION_LIMIT_REACHED', async () => {
+    const admin = new ApiClient(sut.url, sut.adminKey);
+    const account = await admin.post('/v1/admin/accounts', { plan: 'free' });
+    const free = api.withKey(account.body.data.apiKey);
+    expect((await free.post('/v1/sessions', {})).status).toBe(201);
+    const second = await free.post('/v1/sessions', {});
+    expect(second.status).toBe(429);
+    expect(second.body.error).toMatchObject({ code: 'SESSION_LIMIT_REACHED', details: { limit: 1, used: 1 } });
+  });
+
+  it('keeps connected sessions connected across a SIGKILL of the process that holds them, without a new scan', async () => {
+    const { id, phone } = await connectedSession(api, sut);
+    await sut.crashAndRestartSessions();
+    const after = await eventually(() => api.get(`/v1/sessions/${id}`), (r) => r.body?.data?.status === 'connected');
+    expect(after.body.data.status).toBe('connected');
+    const device = await eventually(() => sut.emulator.device(phone), (d) => d.online);
+    expect(device.online).toBe(true);
+  });
+});

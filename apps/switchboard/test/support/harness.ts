@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { PrivateNatsServer, closedLoopbackPort } from '@switchboard/bus/testing';
+import { EmulatorControlClient } from '@switchboard/chat-emulator';
+import { NodeProcess, REPO_ROOT, waitUntilReady } from './processes.js';
+
+export type Mode = 'embedded' | 'distributed';
+
+/** A running Switchboard reached only as its users reach it: HTTP, plus the emulated network. */
+export interface SwitchboardUnderTest {
+  readonly mode: Mode;
+  readonly url: string;
+  /** Key of the bootstrap account (plan from `plan`). */
+  readonly apiKey: string;
+  /** `SWITCHBOARD_ADMIN_API_KEY`. */
+  readonly adminKey: string;
+  readonly emulator: EmulatorControlClient;
+  /** SIGKILL the process that holds the chat connections, then start it again. */
+  crashAndRestartSessions(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The processes of the distributed mode that `processEnv` can address. */
+export type ServiceProcess = 'quota' | 'sessions' | 'messaging' | 'gateway';
+
+export interface HarnessOptions {
+  plan?: 'free' | 'basic' | 'premium' | 'enterprise';
+  env?: Record<string, string>;
+  /** Distributed mode: extra variables for one process only (its own SWITCHBOARD_METRICS_PORT). */
+  processEnv?: Partial<Record<ServiceProcess, Record<string, string>>>;
+  /** Every chunk any process prints, named by process (the whole run, not only the last 20 kB). */
+  onOutput?: (process: string, chunk: string) => void;
+}
+
+const entry = (path: string) => join(REPO_ROOT, path);
+
+function baseEnv(dataDir: string, options: HarnessOptions) {
+  const apiKey = `sbk_${randomBytes(32).toString('base64url')}`;
+  const adminKey = `sbk_${randomBytes(32).toString('base64url')}`;
+  const env: Record<string, string> = {
+    SWITCHBOARD_DATA_DIR: dataDir,
+    SWITCHBOARD_CHAT_NETWORK: 'emulator',
+    SWITCHBOARD_BOOTSTRAP_API_KEY: apiKey,
+    SWITCHBOARD_ADMIN_API_KEY: adminKey,
+    SWITCHBOARD_DEFAULT_PLAN: options.plan ?? 'enterprise',
+    SWITCHBOARD_SECRET_KEY: randomBytes(32).toString('hex'),
+    SWITCHBOARD_HOST: '127.0.0.1',
+    SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: 'true',
+    LOG_LEVEL: 'warn',
+    ...options.env,
+  };
+  return { env, apiKey, adminKey };
+}
+
+/** `npm start` as a child process: everything in one process, with its in-process emulator. */
+export async function startEmbedded(options: HarnessOptions = {}): Promise<SwitchboardUnderTest> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-embedded-'));
+  const { env, apiKey, adminKey } = baseEnv(dataDir, options);
+  const port = await closedLoopbackPort();
+  const controlPort = await closedLoopbackPort();
+  const app = new NodeProcess('switchboard', entry('apps/switchboard/dist/src/embedded.js'), {
+    ...env, SWITCHBOARD_PORT: String(port), SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort),
+  }, options.onOutput);
+  const url = `http://127.0.0.1:${port}`;
+  const start = async () => {
+    app.start();
+    await waitUntilReady(`${url}/readyz`, [app]);
+  };
+  await start();
+  return {
+    mode: 'embedded', url, apiKey, adminKey,
+    emulator: new EmulatorControlClient(`http://127.0.0.1:${controlPort}`),
+    crashAndRestartSessions: async () => {
+      await app.kill();
+      await start();
+    },
+    close: async () => {
+      await app.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The distributed mode: an emulator process, a private NATS, the three services and the gateway. */
+export async function startDistributed(options: HarnessOptions = {}): Promise<SwitchboardUnderTest> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-distributed-'));
+  const { env, apiKey, adminKey } = baseEnv(dataDir, options);
+  // JetStream: the distributed mode keeps media blobs in a NATS object store.
+  const nats = await PrivateNatsServer.start({ jetstream: true });
+  const controlPort = await closedLoopbackPort();
+  const emulatorProcess = new NodeProcess('chat-emulator', entry('tools/chat-emulator/dist/src/main.js'), {
+    SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort), SWITCHBOARD_EMULATOR_DATA_DIR: join(dataDir, 'emulator'),
+  });
+  emulatorProcess.start();
+  const [, wsUrl] = await emulatorProcess.waitForOutput(/WebSocket URL:\s+(\S+)/);
+  const port = await closedLoopbackPort();
+  const serviceEnv = { ...env, SWITCHBOARD_NATS_URL: nats.url, SWITCHBOARD_EMULATOR_URL: wsUrl!, SWITCHBOARD_PORT: String(port) };
+  const service = (name: ServiceProcess) =>
+    new NodeProcess(name, entry(`services/${name}/dist/src/main.js`), { ...serviceEnv, ...options.processEnv?.[name] }, options.onOutput);
+  const processes = (['quota', 'sessions', 'messaging', 'gateway'] as const).map(service);
+  const sessions = processes[1]!;
+  for (const p of processes) p.start();
+  const url = `http://127.0.0.1:${port}`;
+  const all = [emulatorProcess, ...processes];
+  await waitUntilReady(`${url}/readyz`, all);
+  return {
+    mode: 'distributed', url, apiKey, adminKey,
+    emulator: new EmulatorControlClient(`http://127.0.0.1:${controlPort}`),
+    crashAndRestartSessions: async () => {
+      await sessions.kill();
+      sessions.start();
+      await waitUntilReady(`${url}/readyz`, all);
+    },
+    close: async () => {
+      for (const p of [...processes].reverse()) await p.stop();
+      await emulatorProcess.stop();
+      await nats.stop({ removeStore: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const startSwitchboardUnderTest = (mode: Mode, options?: HarnessOptions) =>
+  mode === 'embedded' ? startEmbedded(options) : startDistributed(options);

@@ -1,0 +1,59 @@
+/** What a client sees of one HTTP exchange. */
+export interface HttpResult<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A small JSON client with the caller's API key, as an integrator would write one. */
+export class ApiClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string | undefined,
+  ) {}
+
+  withKey(apiKey: string | undefined): ApiClient {
+    return new ApiClient(this.baseUrl, apiKey);
+  }
+
+  get(path: string): Promise<HttpResult> {
+    return this.send('GET', path);
+  }
+
+  post(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+    return this.send('POST', path, body, headers);
+  }
+
+  patch(path: string, body: unknown): Promise<HttpResult> {
+    return this.send('PATCH', path, body);
+  }
+
+  delete(path: string): Promise<HttpResult> {
+    return this.send('DELETE', path);
+  }
+
+  async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  }
+}
+
+/** Polls `read` until `done` holds for its value; returns that value. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > giveUpAt) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
