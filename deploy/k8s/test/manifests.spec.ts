@@ -30,7 +30,17 @@ function readYaml(file: string): unknown[] {
   });
 }
 
-function containersOf(manifest: Manifest): { command?: string[]; env?: { name: string }[]; image: string }[] {
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  env?: { name: string }[];
+  securityContext?: { readOnlyRootFilesystem?: boolean };
+  volumeMounts?: { mountPath: string }[];
+  readinessProbe?: { httpGet?: { path: string }; timeoutSeconds?: number };
+}
+
+function containersOf(manifest: Manifest): Container[] {
   const spec = manifest['spec'] as { template?: { spec: { containers: never[] } } } | undefined;
   return spec?.template?.spec.containers ?? [];
 }
@@ -68,6 +78,22 @@ describe.each(kustomizations)('Kubernetes manifests: %s', (kustomization) => {
     ]).filter((name) => name.startsWith('SWITCHBOARD_'));
     expect(names.length).toBeGreaterThan(0);
     expect(names.filter((name) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
+  });
+
+  it('gives every read-only container a writable /tmp (Baileys encrypts media through the temp dir)', () => {
+    for (const manifest of manifests) {
+      for (const container of containersOf(manifest)) {
+        if (!container.securityContext?.readOnlyRootFilesystem) continue;
+        expect(container.volumeMounts?.map((m) => m.mountPath), `${manifest.metadata.name}/${container.name}`).toContain('/tmp');
+      }
+    }
+  });
+
+  it('waits longer for /readyz than its own 2 s deadline towards the services', () => {
+    const probes = manifests.flatMap(containersOf).map((c) => c.readinessProbe);
+    for (const probe of probes.filter((p) => p?.httpGet?.path === '/readyz')) {
+      expect(probe?.timeoutSeconds ?? 1).toBeGreaterThanOrEqual(3);
+    }
   });
 
   it('keeps secrets out of git: no Secret resources, secret values only by reference', () => {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { isLoopbackHost } from './loopback.js';
 import { Plan } from '@switchboard/contracts';
 
 /** A loopback WebSocket URL; the emulator's test root key must never be trusted elsewhere. */
 const LoopbackWsUrl = z.url({ protocol: /^wss?$/ }).refine(
-  (value) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(value).hostname) || new URL(value).hostname.startsWith('127.'),
-  'must point at a loopback address (127.0.0.0/8, ::1 or localhost)',
+  (value) => isLoopbackHost(new URL(value).hostname),
+  'must point at a literal loopback address (127.0.0.0/8 or [::1])',
 );
 const Port = z.coerce.number().int().min(0).max(65_535);
 const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);

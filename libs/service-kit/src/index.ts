@@ -13,3 +13,4 @@ export type { MicroserviceOptions, RunningService } from './microservice.js';
 export { hashApiKey, mintApiKey, parseApiKeySecret, sameKeyHash } from './api-keys.js';
 export { startMetricsEndpoint } from './observability.js';
 export { traceparentOf } from './stored-events.js';
+export { isLoopbackHost } from './loopback.js';

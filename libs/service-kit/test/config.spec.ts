@@ -25,6 +25,8 @@ describe('loadConfig', () => {
 
   it('refuses an emulator URL that is not on loopback', () => {
     expect(() => loadConfig({ SWITCHBOARD_EMULATOR_URL: 'ws://10.1.2.3:7000/ws/chat' })).toThrow(ConfigError);
+    // A name resolves to whatever DNS says at connection time: only literal addresses count.
+    expect(() => loadConfig({ SWITCHBOARD_EMULATOR_URL: 'ws://localhost:7000/ws/chat' })).toThrow(ConfigError);
     expect(loadConfig({ SWITCHBOARD_EMULATOR_URL: 'ws://[::1]:7000/ws/chat' }).emulatorUrl).toBe('ws://[::1]:7000/ws/chat');
   });
 });

@@ -1,6 +1,6 @@
 import { Agent } from 'node:https';
-import { isIP } from 'node:net';
 import { WA_CERT_DETAILS } from '@whiskeysockets/baileys';
+import { isLoopbackHost } from '@switchboard/service-kit';
 
 /** Which chat network the driver talks to: the real one, or this project's emulator on loopback. */
 export type ChatNetworkConfig =
@@ -19,20 +19,12 @@ export interface ResolvedNetwork {
 export class NonLoopbackEmulatorError extends Error {
   override readonly name = 'NonLoopbackEmulatorError';
   constructor(url: string) {
-    super(`the chat emulator must be on loopback (127.0.0.0/8, ::1, localhost); refusing ${url}`);
+    super(`the chat emulator must be on loopback (a literal 127.0.0.0/8 or ::1 address); refusing ${url}`);
   }
 }
 
 const REAL_ROOT_PUBLIC_KEY = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY);
 
-/** True for 127.0.0.0/8, ::1 and localhost; false for anything a DNS answer could redirect. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (bare.toLowerCase() === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.split('.')[0] === '127';
-  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./i.test(bare);
-  return false;
-}
 
 /**
  * Prepares the socket settings for a network. For the emulator this trusts its test root key

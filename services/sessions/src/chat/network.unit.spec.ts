@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, NonLoopbackEmulatorError, resolveNetwork } from './network.js';
+import { isLoopbackHost } from '@switchboard/service-kit';
+import { NonLoopbackEmulatorError, resolveNetwork } from './network.js';
 
 describe('emulator network selection', () => {
-  it.each(['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', '::1', '[::1]'])('treats %s as loopback', (host) => {
+  it.each(['127.0.0.1', '127.8.9.10', '::1', '[::1]'])('treats %s as loopback', (host) => {
     expect(isLoopbackHost(host)).toBe(true);
   });
 
-  it.each(['10.0.0.1', '128.0.0.1', 'example.com', '127.0.0.1.nip.io', 'localhost.example.com', '::2', '0.0.0.0'])(
+  it.each(['localhost', 'LOCALHOST', '10.0.0.1', '128.0.0.1', 'example.com', '127.0.0.1.nip.io', 'localhost.example.com', '::2', '0.0.0.0'])(
     'refuses %s',
     (host) => {
       expect(isLoopbackHost(host)).toBe(false);
