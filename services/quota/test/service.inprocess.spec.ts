@@ -201,6 +201,9 @@ describe('published facts', () => {
     expect(revoked).toMatchObject({ stream: `account-${acme.accountId}`, data: { keyId: acme.keyId }, metadata: { accountId: acme.accountId } });
     expect(received.map((e) => e.type)).toEqual(['AccountOpened', 'ApiKeyIssued', 'PlanChanged', 'ApiKeyRevoked']);
     expect(new Set(received.map((e) => e.eventId)).size).toBe(received.length);
+    // Key hashes are credentials of the authenticate call: never on the bus.
+    expect(JSON.stringify(received)).not.toContain('keyHash');
+    expect(received.find((e) => e.type === 'ApiKeyIssued')?.data).toMatchObject({ keyId: acme.keyId });
   });
 
   it('after a restart publishes what was written while it was down, and nothing older', async () => {

@@ -96,7 +96,7 @@ export class EventPublisher {
     }
     const body: PublishedEvent = {
       eventId: event.id, stream: event.stream, revision: Number(event.revision),
-      type: raw.type, version: raw.version, data: raw.data, metadata: metadata.data,
+      type: raw.type, version: raw.version, data: publicData(raw.data), metadata: metadata.data,
     };
     await this.options.bus.publish(subjectForEvent(raw.type as DomainEventType), body);
   }
@@ -110,4 +110,14 @@ export class EventPublisher {
     const limit = cutoff.length === 0 ? undefined : cutoff.reduce((a, b) => (a < b ? a : b));
     return pages.flat().filter((e) => limit === undefined || e.position <= limit).sort((a, b) => (a.position < b.position ? -1 : 1));
   }
+}
+
+/**
+ * What of an event's data may leave the service. A key hash is the lookup credential of
+ * `quota.authenticate` (and operator-chosen keys can be short), so it stays in the store.
+ */
+export function publicData(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null || !('keyHash' in data)) return data;
+  const { keyHash: _secret, ...rest } = data as Record<string, unknown>;
+  return rest;
 }
