@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { EmulatorError } from './errors.js';
@@ -68,12 +69,19 @@ const ROUTES: Route[] = [
 ];
 
 const readBody = async (req: IncomingMessage): Promise<Body> => {
-  let raw = '';
-  for await (const chunk of req) {
-    raw += String(chunk);
-    if (raw.length > MAX_BODY) throw new EmulatorError(413, 'body_too_large', 'request body too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new EmulatorError(413, 'body_too_large', 'request body too large');
+    chunks.push(chunk);
   }
+  // Decoded once, whole: a multi-byte character may be split across chunks.
+  const raw = Buffer.concat(chunks).toString('utf8');
   if (raw.trim() === '') return {};
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+    throw new EmulatorError(415, 'unsupported_media_type', 'a request body must be application/json');
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -88,7 +96,21 @@ const reply = (res: ServerResponse, status: number, payload: unknown): void => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
 };
 
+/**
+ * Only local programs drive the network: a request from a web page (it carries `Origin`) or one
+ * addressed to a name (DNS rebinding points a name at 127.0.0.1) is refused.
+ */
+const fromLocalProgram = (req: IncomingMessage): boolean => {
+  const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+  return req.headers.origin === undefined && isLoopbackLiteral(host);
+};
+const isLoopbackLiteral = (host: string): boolean => {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  return isIP(bare) === 4 ? bare.startsWith('127.') : bare === '::1';
+};
+
 const handle = async (ops: ControlOperations, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  if (!fromLocalProgram(req)) return reply(res, 403, { error: 'forbidden', message: 'the control API answers local programs on a loopback address only' });
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const path = url.pathname;
   const matches = ROUTES.filter((r) => r.pattern.test(path));

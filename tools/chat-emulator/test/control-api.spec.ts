@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../src/index.js';
 import type { RunningEmulator } from '../src/index.js';
@@ -33,6 +34,22 @@ describe('the control API', () => {
     const response = await call(method, path, body);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('refuses web pages and names: a request with Origin, to a hostname, or with a non-JSON body', async () => {
+    const fromPage = await fetch(`${emulator.controlUrl}/devices/15551234567/logout`, { method: 'POST', headers: { origin: 'http://evil.example' } });
+    expect(fromPage.status).toBe(403);
+    // fetch() may not set Host: a plain HTTP request plays the rebound browser.
+    const byName = await new Promise<number>((resolve, reject) => {
+      const { port } = new URL(emulator.controlUrl);
+      request({ host: '127.0.0.1', port, path: '/health', headers: { host: 'rebound.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject).end();
+    });
+    expect(byName).toBe(403);
+    const asText = await fetch(`${emulator.controlUrl}/contacts/15551234567`, { method: 'PUT', body: '{"onNetwork":false}', headers: { 'content-type': 'text/plain' } });
+    expect(asText.status).toBe(415);
   });
 
   it('stores contact behaviour, with defaults for what is left out', async () => {
