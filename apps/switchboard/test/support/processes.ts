@@ -1,9 +1,18 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root, for the built entry points (`…/dist/src/main.js`). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+/** The repository root (where nx.json is), for the built entry points (`…/dist/src/main.js`). */
+export const REPO_ROOT = findUp(dirname(fileURLToPath(import.meta.url)), 'nx.json');
+
+function findUp(dir: string, marker: string): string {
+  if (existsSync(join(dir, marker))) return dir;
+  const parent = dirname(dir);
+  if (parent === dir) throw new Error(`no ${marker} above ${dir}`);
+  return findUp(parent, marker);
+}
 
 /** A node process of ours, its output kept for the failure message of a test. */
 export class NodeProcess {
