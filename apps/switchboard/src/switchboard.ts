@@ -54,7 +54,7 @@ export async function startSwitchboard(options: StartSwitchboardOptions = {}): P
     closers.push(() => bus.close());
     await startServices(bus, config, logger, closers, options.onBootstrapKey);
     // The gateway's /metrics already covers this one process; a separate port only when asked for.
-    const metrics = await startMetricsEndpoint(config, logger);
+    const metrics = await startMetricsEndpoint({ ...config, host: config.host ?? '127.0.0.1' }, logger);
     if (metrics) closers.push(() => metrics.close());
     const gateway = await buildGateway({ bus, config, logger });
     closers.push(() => gateway.close());
@@ -81,11 +81,11 @@ async function startServices(
   closers: (() => Promise<unknown>)[],
   onBootstrapKey: StartSwitchboardOptions['onBootstrapKey'],
 ): Promise<void> {
-  const quota = await startQuotaService({ bus, config, logger: logger.child({ service: 'quota' }) });
+  const quota = await startQuotaService({ bus, config, logger: logger.child({ component: 'quota' }) });
   closers.push(() => quota.close());
   if (quota.bootstrap?.apiKey) onBootstrapKey?.(quota.bootstrap.apiKey, quota.bootstrap.accountId);
-  const sessions = await startSessionsService({ bus, config, logger: logger.child({ service: 'sessions' }) });
+  const sessions = await startSessionsService({ bus, config, logger: logger.child({ component: 'sessions' }) });
   closers.push(() => sessions.close());
-  const messaging = await startMessagingService({ bus, config, logger: logger.child({ service: 'messaging' }) });
+  const messaging = await startMessagingService({ bus, config, logger: logger.child({ component: 'messaging' }) });
   closers.push(() => messaging.close());
 }

@@ -89,3 +89,5 @@ export type MessageEventType = MessageEvent['type'];
 
 /** Reads a message event from the store by type + version. */
 export const messageEventParser = createEventParser(MESSAGE_EVENTS);
+
+export * from './idempotency.js';

@@ -1,5 +1,5 @@
 import { defineSubject } from '../bus/subject.js';
-import { MessageStatusView, SendMediaResult, SendMessageResult } from '../messages/http.js';
+import { MessageStatusView } from '../messages/http.js';
 import {
   MessageRef,
   RecordReceiptCommand,
@@ -7,6 +7,8 @@ import {
   SendButtonsCommand,
   SendLocationCommand,
   SendMediaCommand,
+  SendMediaReply,
+  SendMessageReply,
   SendTextCommand,
 } from './commands.js';
 
@@ -16,10 +18,10 @@ import {
  * the caller's bus timeout must be longer than that deadline.
  */
 export const MessagingSubjects = {
-  sendText: defineSubject('sb.v1.messaging.sendText', SendTextCommand, SendMessageResult),
-  sendMedia: defineSubject('sb.v1.messaging.sendMedia', SendMediaCommand, SendMediaResult),
-  sendLocation: defineSubject('sb.v1.messaging.sendLocation', SendLocationCommand, SendMessageResult),
-  sendButtons: defineSubject('sb.v1.messaging.sendButtons', SendButtonsCommand, SendMessageResult),
+  sendText: defineSubject('sb.v1.messaging.sendText', SendTextCommand, SendMessageReply),
+  sendMedia: defineSubject('sb.v1.messaging.sendMedia', SendMediaCommand, SendMediaReply),
+  sendLocation: defineSubject('sb.v1.messaging.sendLocation', SendLocationCommand, SendMessageReply),
+  sendButtons: defineSubject('sb.v1.messaging.sendButtons', SendButtonsCommand, SendMessageReply),
   get: defineSubject('sb.v1.messaging.get', MessageRef, MessageStatusView),
   recordReceipt: defineSubject('sb.v1.messaging.recordReceipt', RecordReceiptCommand, RecordReceiptReply),
 } as const;

@@ -1,1 +1,2 @@
 export { PrivateNatsServer, closedLoopbackPort } from './private-nats-server.js';
+export type { PrivateNatsServerOptions } from './private-nats-server.js';

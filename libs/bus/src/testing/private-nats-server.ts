@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const NATS_SERVER_BINARY = process.env['NATS_SERVER_BINARY'] ?? '/usr/sbin/nats-server';
 
@@ -14,14 +17,26 @@ export async function closedLoopbackPort(): Promise<number> {
   return address.port;
 }
 
+export interface PrivateNatsServerOptions {
+  /**
+   * Enables JetStream (`-js`) with its store in a fresh temporary folder, kept across `restart()`
+   * (so streams and object stores survive it) and removed by `stop({ removeStore: true })`.
+   */
+  jetstream?: boolean;
+}
+
 /** A private nats-server on a loopback port, for tests that stop and restart it. */
 export class PrivateNatsServer {
   private process: ChildProcess | undefined;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly storeDir: string | undefined,
+  ) {}
 
-  static async start(): Promise<PrivateNatsServer> {
-    const server = new PrivateNatsServer(await closedLoopbackPort());
+  static async start(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
+    const storeDir = options.jetstream ? mkdtempSync(join(tmpdir(), 'nats-js-')) : undefined;
+    const server = new PrivateNatsServer(await closedLoopbackPort(), storeDir);
     await server.restart();
     return server;
   }
@@ -32,7 +47,8 @@ export class PrivateNatsServer {
 
   /** Starts the server on the same port (again) and waits until it accepts connections. */
   async restart(): Promise<void> {
-    this.process = spawn(NATS_SERVER_BINARY, ['-a', '127.0.0.1', '-p', String(this.port)], { stdio: 'ignore' });
+    const jetstream = this.storeDir === undefined ? [] : ['-js', '-sd', this.storeDir];
+    this.process = spawn(NATS_SERVER_BINARY, ['-a', '127.0.0.1', '-p', String(this.port), ...jetstream], { stdio: 'ignore' });
     const giveUpAt = Date.now() + 5_000;
     while (!(await acceptsConnections(this.port))) {
       if (Date.now() > giveUpAt) throw new Error(`nats-server did not start on port ${this.port}`);
@@ -41,13 +57,15 @@ export class PrivateNatsServer {
   }
 
   /** Stops this server (only the process we started) and waits for it to exit. */
-  async stop(): Promise<void> {
+  async stop(options: { removeStore?: boolean } = {}): Promise<void> {
     const running = this.process;
-    if (!running || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGTERM');
-    await exited;
+    if (running && running.exitCode === null) {
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGTERM');
+      await exited;
+    }
     this.process = undefined;
+    if (options.removeStore && this.storeDir !== undefined) rmSync(this.storeDir, { recursive: true, force: true });
   }
 }
 

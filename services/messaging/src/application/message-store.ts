@@ -1,0 +1,77 @@
+import { messageStream } from '@switchboard/contracts';
+import type { MessageEvent, MessageStatusView } from '@switchboard/contracts';
+import type { EventStore } from '@switchboard/eventstore';
+import { eventMetadata, executeCommand, loadAggregate } from '@switchboard/service-kit';
+import type { CommandResult, ProjectionRunner } from '@switchboard/service-kit';
+import type { MessageCommand } from '../message/commands.js';
+import { decide } from '../message/decide.js';
+import { messageFold } from '../message/fold.js';
+import type { AcceptedState, Message } from '../message/state.js';
+import type { Clock } from './clock.js';
+
+const VISIBLE_WITHIN_MS = 5_000;
+
+/** Distributes the commands that don't need the time: `at` is filled in from the clock. */
+type TimedCommand = MessageCommand extends infer C ? (C extends { at: string } ? Omit<C, 'at'> : never) : never;
+
+/**
+ * The `message-msg_…` streams: load a message, or run one command through the handler loop
+ * (read, fold, decide, append with the expected revision, retry on conflict). After an append it
+ * waits until the status read model shows it, so a lookup right after a reply sees the reply.
+ */
+export class MessageStore {
+  constructor(
+    private readonly store: EventStore,
+    private readonly clock: Clock,
+    private readonly runner: ProjectionRunner | undefined,
+  ) {}
+
+  async load(messageId: string): Promise<Message> {
+    return (await loadAggregate(this.store, messageStream(messageId), messageFold)).state;
+  }
+
+  async execute(
+    messageId: string,
+    accountId: string,
+    command: TimedCommand,
+    correlationId?: string,
+  ): Promise<CommandResult<Message, MessageEvent>> {
+    // An accepted message is answered from its stream until the read model has it (see the
+    // lookup), so only later facts wait to be visible: the sent reply must not read as pending.
+    const waitVisible = command.type !== 'AcceptMessage';
+    const now = this.clock.now();
+    const full = { ...command, at: now.toISOString() } as MessageCommand;
+    const metadata = eventMetadata({ accountId, correlationId, now });
+    const result = await executeCommand(this.store, messageStream(messageId), messageFold, (state) => decide(full, state), metadata);
+    if (waitVisible && result.position !== undefined && this.runner) await visible(this.runner, result.position);
+    return result;
+  }
+}
+
+/**
+ * Waits for the read model to show an append, for at most a few seconds: a stalled projection
+ * must not stall sends (the lookup falls back to the stream, and /readyz reports the stall).
+ */
+async function visible(runner: ProjectionRunner, position: bigint): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, VISIBLE_WITHIN_MS)));
+  await Promise.race([runner.waitForPosition(position), bounded]);
+  clearTimeout(timer);
+}
+
+/** The lookup view of a message, straight from its stream (when the read model lags behind). */
+export function viewOfState(state: AcceptedState): MessageStatusView {
+  const deliveredAt = state.status === 'delivered' || state.status === 'read' ? state.deliveredAt : null;
+  const readAt = state.status === 'read' ? state.readAt : null;
+  return {
+    messageId: state.messageId,
+    status: state.status,
+    timestamp: state.acceptedAt,
+    deliveredAt,
+    readAt,
+    sessionId: state.sessionId,
+    to: state.to,
+    type: state.content.type,
+    ...(state.status === 'failed' ? { error: state.failure } : {}),
+  };
+}

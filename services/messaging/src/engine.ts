@@ -1,0 +1,101 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { BlobStore } from '@switchboard/blob-store';
+import type { Bus } from '@switchboard/bus';
+import type { EventStore } from '@switchboard/eventstore';
+import { ProjectionRunner, openReadModelDatabase, openServiceEventStore } from '@switchboard/service-kit';
+import type { Logger } from '@switchboard/telemetry';
+import type { Clock } from './application/clock.js';
+import { MessageStore } from './application/message-store.js';
+import { MessagingApi } from './handlers/messaging-api.js';
+import type { MediaPolicy } from './media/resolve-media.js';
+import { messageStatusProjection } from './projections/message-status/projection.js';
+import { MessageStatusQueries } from './projections/message-status/queries.js';
+import { Recovery } from './recovery/recovery.js';
+import { Delivery } from './send/delivery.js';
+import type { DeliveryOutcome } from './send/delivery.js';
+import { IdempotencyKeys } from './send/idempotency.js';
+import { SendPipeline } from './send/send-message.js';
+
+/** What the messaging service reads of `SwitchboardConfig` (which satisfies it). */
+export interface MessagingServiceConfig {
+  dataDir: string;
+  eventStoreUrl?: string | undefined;
+  natsUrl?: string | undefined;
+  sendDeadlineMs: number;
+  mediaAllowLoopback: boolean;
+}
+
+/** Observation points for metrics and spans (issue 7); each is optional and must not throw. */
+export interface MessagingHooks {
+  onDeliveryOutcome?: (messageId: string, outcome: DeliveryOutcome) => void;
+}
+
+export interface MessagingEngineOptions {
+  bus: Bus;
+  config: MessagingServiceConfig;
+  logger: Logger;
+  clock: Clock;
+  blobs: BlobStore;
+  /** Media fetch settings beyond the config (tests inject a DNS stub here). */
+  media?: Partial<MediaPolicy>;
+  hooks?: MessagingHooks;
+}
+
+/** The messaging domain wired to its store, read model and the bus, minus the Nest transport. */
+export interface MessagingEngine {
+  readonly api: MessagingApi;
+  readonly recovery: Recovery;
+  readonly store: EventStore;
+  caughtUp(): boolean;
+  close(): Promise<void>;
+}
+
+export async function openMessagingEngine(o: MessagingEngineOptions): Promise<MessagingEngine> {
+  const store = openServiceEventStore('messaging', o.config);
+  let db: DatabaseSync | undefined;
+  try {
+    db = openReadModelDatabase('messaging', o.config);
+    const onError = (error: unknown, event: { stream: string }) => o.logger.error({ err: error, stream: event.stream }, 'message status projection stopped');
+    const runner = new ProjectionRunner(store, db, messageStatusProjection(db), { onError });
+    await runner.start();
+    return assemble(o, store, db, runner);
+  } catch (error) {
+    db?.close();
+    await store.close();
+    throw error;
+  }
+}
+
+function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync, runner: ProjectionRunner): MessagingEngine {
+  const { bus, logger, clock, config } = o;
+  const statuses = new MessageStatusQueries(db);
+  const messages = new MessageStore(store, clock, runner);
+  const delivery = new Delivery({ bus, messages, statuses, logger, sendDeadlineMs: config.sendDeadlineMs, onOutcome: o.hooks?.onDeliveryOutcome });
+  const media: MediaPolicy = { allowLoopback: config.mediaAllowLoopback, fetchTimeoutMs: 15_000, ...o.media };
+  const pipeline = new SendPipeline({
+    bus, clock, messages, statuses, delivery, logger, media,
+    idempotency: new IdempotencyKeys(store, clock),
+    blobs: o.blobs,
+    sendDeadlineMs: config.sendDeadlineMs,
+  });
+  // Stale = older than any live request could still be working on (deadline, retries, margin).
+  const recovery = new Recovery({ messages, statuses, delivery, clock, logger, staleAfterMs: 3 * config.sendDeadlineMs + 60_000 });
+  const readiness = () => ({
+    service: 'messaging',
+    ready: bus.isConnected() && runner.caughtUp(),
+    details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() } },
+  });
+  return {
+    api: new MessagingApi(pipeline, messages, statuses, readiness),
+    recovery,
+    store,
+    caughtUp: () => runner.caughtUp(),
+    close: async () => {
+      await recovery.stop();
+      await delivery.drain(config.sendDeadlineMs);
+      await runner.stop();
+      db.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { ApiError } from '@switchboard/contracts';
+import { isAllowedAddress } from './address-policy.js';
+
+/** One resolved address of a host name. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to all its addresses; injectable so tests never ask real DNS. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+
+export interface FetchOptions {
+  maxBytes: number;
+  timeoutMs: number;
+  allowLoopback: boolean;
+  resolver?: Resolver;
+  maxRedirects?: number;
+}
+
+export interface FetchedMedia {
+  bytes: Uint8Array;
+  /** The server's Content-Type without parameters, if any: a hint for documents only. */
+  contentType: string | null;
+}
+
+const forbidden = () => new ApiError('MEDIA_URL_FORBIDDEN');
+const unreachable = (why: string) => new ApiError('MEDIA_UNREACHABLE', `The media could not be fetched: ${why}.`);
+const tooLarge = (maxBytes: number) => new ApiError('MEDIA_TOO_LARGE', `The media exceeds the ${maxBytes}-byte limit for its type.`);
+
+/**
+ * Fetches an http(s) media URL for a send. The host is resolved once, every address checked
+ * against the SSRF policy BEFORE any connection, and the socket is pinned to the checked address
+ * (a custom `lookup`), so a second DNS answer cannot redirect it (DNS rebinding). Redirects are
+ * followed by the same rules; the size cap is enforced while the body streams in.
+ */
+export async function fetchMediaUrl(url: string, options: FetchOptions): Promise<FetchedMedia> {
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  let target = new URL(url);
+  for (let hop = 0; hop <= (options.maxRedirects ?? 3); hop++) {
+    const pinned = await checkedAddress(target, options);
+    const response = await request(target, pinned, signal, options.timeoutMs);
+    const status = response.statusCode ?? 0;
+    const location = response.headers.location;
+    if (status >= 300 && status < 400 && location !== undefined) {
+      response.destroy();
+      target = nextHop(target, location);
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      response.destroy();
+      throw unreachable(`the server answered HTTP ${status}`);
+    }
+    return { bytes: await readCapped(response, options.maxBytes, signal, options.timeoutMs), contentType: contentTypeOf(response) };
+  }
+  throw unreachable('too many redirects');
+}
+
+function nextHop(from: URL, location: string): URL {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw unreachable('the server redirected to an invalid URL');
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') throw forbidden();
+  return next;
+}
+
+/** Resolves the URL's host and checks every address; one bad address refuses the whole name. */
+async function checkedAddress(url: URL, options: FetchOptions): Promise<ResolvedAddress> {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const literal = isIP(host);
+  let addresses: ResolvedAddress[];
+  if (literal !== 0) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
+  else {
+    try {
+      addresses = await (options.resolver ?? systemResolver)(host);
+    } catch {
+      throw unreachable('its host name does not resolve');
+    }
+  }
+  const first = addresses[0];
+  if (first === undefined) throw unreachable('its host name does not resolve');
+  if (!addresses.every((a) => isAllowedAddress(a.address, options.allowLoopback))) throw forbidden();
+  return first;
+}
+
+/** A `lookup` that answers only the address already checked: no second resolution happens. */
+function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  }) as unknown as LookupFunction;
+}
+
+function request(url: URL, pinned: ResolvedAddress, signal: AbortSignal, timeoutMs: number): Promise<IncomingMessage> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, {
+      method: 'GET',
+      signal,
+      lookup: pinnedLookup(pinned),
+      agent: false,
+      headers: { accept: '*/*', 'user-agent': 'Switchboard media fetcher' },
+    });
+    req.once('response', resolve);
+    req.once('error', (error) => reject(signal.aborted ? unreachable(`no answer within ${timeoutMs} ms`) : unreachable(describe(error))));
+    req.end();
+  });
+}
+
+function readCapped(response: IncomingMessage, maxBytes: number, signal: AbortSignal, timeoutMs: number): Promise<Uint8Array> {
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.destroy();
+    return Promise.reject(tooLarge(maxBytes));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Stop reading at once: a lying or absent Content-Length must not make us buffer more.
+      if (size > maxBytes) {
+        response.destroy();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    response.once('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    response.once('error', (error) => reject(signal.aborted ? unreachable(`no answer within ${timeoutMs} ms`) : unreachable(describe(error))));
+    response.once('close', () => {
+      if (!response.complete) reject(signal.aborted ? unreachable(`no answer within ${timeoutMs} ms`) : unreachable('the connection closed early'));
+    });
+  });
+}
+
+function contentTypeOf(response: IncomingMessage): string | null {
+  const value = response.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  return value ? value : null;
+}
+
+/** A client-safe reason: the error code only, never the address or host it failed on. */
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? `connection failed (${code})` : 'connection failed';
+}

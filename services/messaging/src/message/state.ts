@@ -1,0 +1,50 @@
+import type { ErrorCode, MediaDescriptor, MessageContent } from '@switchboard/contracts';
+
+/** What every accepted message knows: who sends what to whom, and which daily unit it took. */
+export interface AcceptedMessage {
+  messageId: string;
+  accountId: string;
+  sessionId: string;
+  to: string;
+  content: MessageContent;
+  quotedMessageId: string | null;
+  idempotencyKey: string | null;
+  /** The daily counter the message's unit was taken from (a refund goes back there). */
+  usageDay: string;
+  acceptedAt: string;
+}
+
+/** On the network: the network's id of the message and when it acknowledged it. */
+export interface OnNetwork {
+  networkMessageId: string;
+  sentAt: string;
+}
+
+/**
+ * Message: one outbound message. `pending` → `sent` → `delivered` → `read`, or `failed`; never
+ * backwards. `deliveredAt`/`readAt` exist only once they happened.
+ */
+export type Message =
+  | { status: 'absent' }
+  | (AcceptedMessage & { status: 'pending' })
+  | (AcceptedMessage & OnNetwork & { status: 'sent' })
+  | (AcceptedMessage & OnNetwork & { status: 'delivered'; deliveredAt: string })
+  | (AcceptedMessage & OnNetwork & { status: 'read'; deliveredAt: string; readAt: string })
+  | (AcceptedMessage & FailedFacts & { status: 'failed' });
+
+export interface FailedFacts {
+  failure: { code: ErrorCode; message: string };
+  failedAt: string;
+  /** Its daily unit is owed back (it never reached the network) and not yet refunded. */
+  refundDue: boolean;
+  refundedAt: string | null;
+}
+
+export type AcceptedState = Exclude<Message, { status: 'absent' }>;
+
+export const ABSENT: Message = { status: 'absent' };
+
+/** The media descriptor of a media message, else null. */
+export function mediaOf(message: AcceptedMessage): MediaDescriptor | null {
+  return message.content.type === 'media' ? message.content.media : null;
+}

@@ -1,0 +1,66 @@
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import type { MessageEvent } from '@switchboard/contracts';
+import type { RecordedEvent } from '@switchboard/eventstore';
+import { messageStatusProjection } from './projection.js';
+import { MessageStatusQueries } from './queries.js';
+
+const ACC = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+const SES = 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R';
+const A = 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K';
+const B = 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9M';
+
+function fixture() {
+  const db = new DatabaseSync(':memory:');
+  const projection = messageStatusProjection(db);
+  let position = 0n;
+  const apply = (...events: MessageEvent[]) => {
+    for (const e of events) {
+      position += 1n;
+      const recorded: RecordedEvent = {
+        stream: `message-${(e.data as { messageId: string }).messageId}`, type: e.type, revision: 0n, position,
+        data: e.data, metadata: { schemaVersion: e.version }, recordedAt: new Date(), id: String(position),
+      };
+      projection.apply(recorded);
+    }
+  };
+  return { apply, queries: new MessageStatusQueries(db) };
+}
+
+const accepted = (messageId: string, at = '2026-11-21T10:00:00.000Z'): MessageEvent => ({
+  type: 'MessageAccepted', version: 1,
+  data: { messageId, accountId: ACC, sessionId: SES, to: '15551234567', content: { type: 'location', latitude: 1, longitude: 2 }, quotedMessageId: null, idempotencyKey: null, usageDay: '2026-11-21', acceptedAt: at },
+});
+const sent = (messageId: string, networkMessageId: string): MessageEvent => ({ type: 'MessageSent', version: 1, data: { messageId, networkMessageId, sentAt: '2026-11-21T10:00:01.000Z' } });
+
+describe('message status read model', () => {
+  it('shows pending with null times, then follows receipts forwards only', () => {
+    const { apply, queries } = fixture();
+    apply(accepted(A));
+    expect(queries.find(ACC, A)?.view).toEqual({
+      messageId: A, status: 'pending', timestamp: '2026-11-21T10:00:00.000Z', deliveredAt: null, readAt: null, sessionId: SES, to: '15551234567', type: 'location',
+    });
+    apply(sent(A, 'NET-A'), { type: 'MessageRead', version: 1, data: { messageId: A, readAt: '2026-11-21T10:00:05.000Z' } });
+    apply({ type: 'MessageDelivered', version: 1, data: { messageId: A, deliveredAt: '2026-11-21T10:00:09.000Z' } });
+    expect(queries.find(ACC, A)?.view).toMatchObject({ status: 'read', deliveredAt: '2026-11-21T10:00:05.000Z', readAt: '2026-11-21T10:00:05.000Z' });
+  });
+
+  it('matches receipts by session and network id, within the account only', () => {
+    const { apply, queries } = fixture();
+    apply(accepted(A), sent(A, 'NET-A'));
+    expect(queries.messageIdOfNetworkId(ACC, SES, 'NET-A')).toBe(A);
+    expect(queries.messageIdOfNetworkId('acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1G', SES, 'NET-A')).toBeNull();
+    expect(queries.find('acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1G', A)).toBeNull();
+  });
+
+  it('lists unfinished work: pending messages old enough, and failures owed a refund until refunded', () => {
+    const { apply, queries } = fixture();
+    apply(accepted(A, '2026-11-21T10:00:00.000Z'), accepted(B, '2026-11-21T11:00:00.000Z'));
+    expect(queries.unfinished('2026-11-21T10:30:00.000Z')).toEqual([A]);
+    apply({ type: 'MessageFailed', version: 1, data: { messageId: A, code: 'SESSION_NOT_CONNECTED', message: 'not connected', refundable: true, failedAt: '2026-11-21T10:00:01.000Z' } });
+    expect(queries.unfinished('2026-11-21T10:30:00.000Z')).toEqual([A]);
+    expect(queries.find(ACC, A)?.view).toMatchObject({ status: 'failed', error: { code: 'SESSION_NOT_CONNECTED', message: 'not connected' } });
+    apply({ type: 'MessageQuotaRefunded', version: 1, data: { messageId: A, usageDay: '2026-11-21', refundedAt: '2026-11-21T10:00:02.000Z' } });
+    expect(queries.unfinished('2026-11-21T12:00:00.000Z')).toEqual([B]);
+  });
+});

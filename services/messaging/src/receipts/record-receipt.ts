@@ -1,0 +1,39 @@
+import type { RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
+import { sleep } from '../application/clock.js';
+import type { MessageStore } from '../application/message-store.js';
+import type { MessageStatusQueries } from '../projections/message-status/queries.js';
+
+export interface ReceiptOptions {
+  messages: MessageStore;
+  statuses: MessageStatusQueries;
+  /**
+   * How long to wait for the network id to become known. A fast recipient can answer before the
+   * sender's MessageSent reached this replica's read model; the receipt must not be lost for that.
+   */
+  matchWithinMs?: number;
+}
+
+/**
+ * A delivery/read receipt from the network, forwarded by sessions: matched to our message by the
+ * network's id and recorded. Idempotent and never backwards (the aggregate decides).
+ */
+export async function recordReceipt(command: RecordReceiptCommand, o: ReceiptOptions): Promise<RecordReceiptReply> {
+  const messageId = await matchNetworkId(command, o);
+  if (messageId === null) return { messageId: null, applied: false };
+  const result = await o.messages.execute(messageId, command.accountId, { type: 'RecordReceipt', receipt: command.receipt });
+  return { messageId, applied: result.events.length > 0 };
+}
+
+/**
+ * Looks the network id up, then again with growing pauses: a receipt for a message sent a moment
+ * ago is matched within milliseconds, while one for a message we never sent (the phone's own)
+ * costs a handful of lookups, not a hundred.
+ */
+async function matchNetworkId(command: RecordReceiptCommand, o: ReceiptOptions): Promise<string | null> {
+  const giveUpAt = Date.now() + (o.matchWithinMs ?? 5_000);
+  for (let pause = 25; ; pause = Math.min(pause * 2, 1_000)) {
+    const found = o.statuses.messageIdOfNetworkId(command.accountId, command.sessionId, command.networkMessageId);
+    if (found !== null || Date.now() >= giveUpAt) return found;
+    await sleep(Math.min(pause, Math.max(0, giveUpAt - Date.now())));
+  }
+}

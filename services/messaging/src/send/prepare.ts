@@ -1,0 +1,53 @@
+import { ApiError } from '@switchboard/contracts';
+import type { MessageContent, SendButtonsBody, SendLocationBody, SendMediaBody, SendTextBody } from '@switchboard/contracts';
+import type { BlobStore } from '@switchboard/blob-store';
+import { sha256Hex } from '@switchboard/blob-store';
+import { resolveMedia } from '../media/resolve-media.js';
+import type { MediaPolicy } from '../media/resolve-media.js';
+
+/** A send request by endpoint kind, its body already validated with the HTTP schema. */
+export type SendRequest =
+  | { kind: 'text'; body: SendTextBody }
+  | { kind: 'media'; body: SendMediaBody }
+  | { kind: 'location'; body: SendLocationBody }
+  | { kind: 'buttons'; body: SendButtonsBody };
+
+/**
+ * What the message will carry, as its `MessageAccepted` event records it. Media is fetched or
+ * decoded, checked and put in the blob store here, before any daily unit is taken: a bad URL costs
+ * the client nothing.
+ */
+export async function prepareContent(request: SendRequest, media: MediaPolicy, blobs: BlobStore): Promise<PreparedContent> {
+  switch (request.kind) {
+    case 'text':
+      return { content: { type: 'text', text: request.body.text } };
+    case 'location': {
+      const { latitude, longitude, name, address } = request.body;
+      return { content: { type: 'location', latitude, longitude, ...(name !== undefined ? { name } : {}), ...(address !== undefined ? { address } : {}) } };
+    }
+    case 'buttons': {
+      const { text, buttons, footer } = request.body;
+      return { content: { type: 'buttons', text, buttons, ...(footer !== undefined ? { footer } : {}) } };
+    }
+    case 'media': {
+      const { bytes, descriptor } = await resolveMedia(request.body, media, sha256Hex);
+      // Stored before acceptance: recovery after a crash finds the bytes by the recorded sha256.
+      await blobs.put(bytes).catch((error: unknown) => {
+        throw Object.assign(new ApiError('SERVICE_UNAVAILABLE', 'Media cannot be stored right now; retry later.'), { cause: error });
+      });
+      const caption = request.body.caption;
+      return { content: { type: 'media', media: descriptor, ...(caption !== undefined ? { caption } : {}) }, mediaBytes: bytes };
+    }
+  }
+}
+
+/** The content to record, and for media the bytes at hand. */
+export interface PreparedContent {
+  content: MessageContent;
+  mediaBytes?: Uint8Array;
+}
+
+/** The quoted message id of a request (only texts quote). */
+export function quotedIdOf(request: SendRequest): string | null {
+  return request.kind === 'text' ? (request.body.quotedMessageId ?? null) : null;
+}

@@ -1,0 +1,149 @@
+import { ApiError, QuotaSubjects, idempotencyHashInput, utcDayOf } from '@switchboard/contracts';
+import type { DailyUsage, MediaType, SendMessageReply } from '@switchboard/contracts';
+import type { BlobStore } from '@switchboard/blob-store';
+import type { Bus } from '@switchboard/bus';
+import type { Logger } from '@switchboard/telemetry';
+import { ulid } from 'ulid';
+import type { Clock } from '../application/clock.js';
+import { sleep } from '../application/clock.js';
+import type { MessageStore } from '../application/message-store.js';
+import { CallFailure, callSubject } from '../bus/call.js';
+import type { MediaPolicy } from '../media/resolve-media.js';
+import type { AcceptedState } from '../message/state.js';
+import type { MessageStatusQueries } from '../projections/message-status/queries.js';
+import type { Delivery } from './delivery.js';
+import type { IdempotencyKeys } from './idempotency.js';
+import { sha256Hex } from './idempotency.js';
+import { prepareContent, quotedIdOf } from './prepare.js';
+import type { SendRequest } from './prepare.js';
+import { resolveQuoted } from './quoted.js';
+
+export interface SendPipelineOptions {
+  bus: Bus;
+  clock: Clock;
+  messages: MessageStore;
+  statuses: MessageStatusQueries;
+  delivery: Delivery;
+  idempotency: IdempotencyKeys;
+  blobs: BlobStore;
+  media: MediaPolicy;
+  logger: Logger;
+  sendDeadlineMs: number;
+}
+
+/** Who asks and how: the account, the optional Idempotency-Key and the request's hash. */
+export interface SendCall {
+  accountId: string;
+  idempotencyKey?: string | null | undefined;
+  requestHash?: string | undefined;
+  correlationId?: string | undefined;
+}
+
+interface AnswerOptions {
+  correlationId?: string | undefined;
+  mediaBytes?: Uint8Array | undefined;
+  replayed?: boolean;
+}
+
+/** `SendMessageReply` plus `mediaType` on media sends. */
+export type SendReply = SendMessageReply & { mediaType?: MediaType };
+
+/**
+ * The send path of ARCHITECTURE.md: checks that cost nothing (quoted message, media) → one daily
+ * unit reserved in quota, keyed by the message id → MessageAccepted → sessions.send →
+ * MessageSent. Answers `sent` once the network acknowledged, or `pending` past the send deadline
+ * while the delivery finishes in the background, recorded in the message's stream either way.
+ */
+export class SendPipeline {
+  constructor(private readonly o: SendPipelineOptions) {}
+
+  async send(request: SendRequest, call: SendCall): Promise<SendReply> {
+    const key = call.idempotencyKey ?? null;
+    if (key === null) return this.sendNew(request, call, `msg_${ulid()}`);
+    const requestHash = call.requestHash ?? sha256Hex(idempotencyHashInput(request.kind, request.body));
+    const claim = await this.o.idempotency.claim(call.accountId, key, requestHash, () => `msg_${ulid()}`, call.correlationId);
+    if (claim.kind === 'replay') return this.replay(request, call, key, claim.messageId);
+    try {
+      return await this.sendNew(request, call, claim.messageId);
+    } catch (error) {
+      // Failed before acceptance: nothing sent, no unit kept. The key is free for a retry.
+      if ((await this.o.messages.load(claim.messageId)).status === 'absent') {
+        await this.o.idempotency.release(call.accountId, key, claim.messageId, error instanceof ApiError ? error.code : 'INTERNAL_ERROR', call.correlationId);
+      }
+      throw error;
+    }
+  }
+
+  private async sendNew(request: SendRequest, call: SendCall, messageId: string): Promise<SendReply> {
+    const { accountId, correlationId } = call;
+    const { sessionId, to } = request.body;
+    const quotedMessageId = quotedIdOf(request);
+    if (quotedMessageId !== null) await resolveQuoted(this.o.statuses, this.o.messages, { accountId, sessionId, quotedMessageId });
+    const { content, mediaBytes } = await prepareContent(request, this.o.media, this.o.blobs);
+    const usage = await this.reserve(accountId, messageId, correlationId);
+    const accepted = await this.o.messages.execute(messageId, accountId, {
+      type: 'AcceptMessage', messageId, accountId, sessionId, to, content, quotedMessageId,
+      idempotencyKey: call.idempotencyKey ?? null, usageDay: usage.day,
+    }, correlationId);
+    return this.answer(accepted.state as AcceptedState, usage, { correlationId, mediaBytes });
+  }
+
+  /** Waits for the delivery up to the send deadline; past it the client gets `pending`. */
+  private async answer(state: AcceptedState, usage: DailyUsage | undefined, how: AnswerOptions): Promise<SendReply> {
+    const { correlationId, mediaBytes, replayed = false } = how;
+    const delivery = this.o.delivery.deliver(state.messageId, correlationId, mediaBytes);
+    // Past the deadline nobody awaits it: an unexpected error is logged, and recovery retries.
+    delivery.catch((error: unknown) => this.o.logger.error({ messageId: state.messageId, err: error }, 'delivery stopped unexpectedly'));
+    const outcome = await Promise.race([delivery, sleep(this.o.sendDeadlineMs).then(() => null)]);
+    if (outcome !== null && outcome.status === 'failed') throw outcome.error;
+    const mediaType = state.content.type === 'media' ? { mediaType: state.content.media.mediaType } : {};
+    return {
+      messageId: state.messageId,
+      status: outcome === null ? 'pending' : 'sent',
+      timestamp: state.acceptedAt,
+      ...mediaType,
+      ...(usage ? { usage } : {}),
+      ...(replayed ? { replayed } : {}),
+    };
+  }
+
+  private async reserve(accountId: string, messageId: string, correlationId?: string): Promise<DailyUsage> {
+    const headers = { 'account-id': accountId, ...(correlationId ? { 'correlation-id': correlationId } : {}) };
+    try {
+      return await callSubject(this.o.bus, QuotaSubjects.reserveDaily, { accountId, messageId }, { timeoutMs: 5_000, headers });
+    } catch (error) {
+      if (error instanceof CallFailure) throw error.error;
+      throw error;
+    }
+  }
+
+  /**
+   * A second request with a key already held by the same request: the first one's message, never
+   * a second send. It waits for that message like the first request did; a first request that
+   * crashed before acceptance is finished here with the same message id (every step is keyed by it).
+   */
+  private async replay(request: SendRequest, call: SendCall, key: string, messageId: string): Promise<SendReply> {
+    const state = await this.waitAccepted(messageId);
+    if (state === null) {
+      if (!(await this.o.idempotency.holds(call.accountId, key, messageId))) return this.send(request, call);
+      return this.sendNew(request, call, messageId);
+    }
+    if (state.accountId !== call.accountId) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+    // Usage figures for the headers: re-reserving the same message id counts nothing new, but only
+    // on the day it was counted (another day's counter would take a fresh unit).
+    const usage = state.status !== 'failed' && state.usageDay === utcDayOf(this.o.clock.now())
+      ? await this.reserve(call.accountId, messageId, call.correlationId).catch(() => undefined)
+      : undefined;
+    return this.answer(state, usage, { correlationId: call.correlationId, replayed: true });
+  }
+
+  private async waitAccepted(messageId: string): Promise<AcceptedState | null> {
+    const giveUpAt = Date.now() + this.o.sendDeadlineMs;
+    for (;;) {
+      const state = await this.o.messages.load(messageId);
+      if (state.status !== 'absent') return state;
+      if (Date.now() >= giveUpAt) return null;
+      await sleep(50);
+    }
+  }
+}

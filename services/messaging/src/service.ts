@@ -1,0 +1,78 @@
+import type { BlobStore } from '@switchboard/blob-store';
+import { DEFAULT_BLOB_TTL_MS, FolderBlobStore, LazyBlobStore, NatsObjectBlobStore, mediaFolder } from '@switchboard/blob-store';
+import type { Bus } from '@switchboard/bus';
+import { startMicroservice } from '@switchboard/service-kit';
+import type { RunningService } from '@switchboard/service-kit';
+import type { Logger } from '@switchboard/telemetry';
+import { systemClock } from './application/clock.js';
+import type { Clock } from './application/clock.js';
+import { openMessagingEngine } from './engine.js';
+import type { MessagingEngine, MessagingHooks, MessagingServiceConfig } from './engine.js';
+import { MessagingModule } from './handlers/messaging.module.js';
+import type { MediaPolicy } from './media/resolve-media.js';
+
+export interface StartMessagingServiceOptions {
+  bus: Bus;
+  config: MessagingServiceConfig;
+  logger: Logger;
+  clock?: Clock;
+  /** The media blob store shared with sessions; by default the mode's (folder or NATS bucket), owned here. */
+  blobStore?: BlobStore;
+  media?: Partial<MediaPolicy>;
+  hooks?: MessagingHooks;
+}
+
+export interface RunningMessagingService extends RunningService {
+  readonly engine: MessagingEngine;
+}
+
+/**
+ * Starts the messaging service: rebuilds the status read model, answers every
+ * `sb.v1.messaging.*` request on the bus, then finishes what an earlier process left open.
+ */
+export async function startMessagingService(options: StartMessagingServiceOptions): Promise<RunningMessagingService> {
+  const { bus, config, logger } = options;
+  const ownsBlobs = options.blobStore === undefined;
+  const blobs = options.blobStore ?? openMediaStore(config);
+  let engine: MessagingEngine | undefined;
+  try {
+    engine = await openMessagingEngine({ bus, config, logger, clock: options.clock ?? systemClock, blobs, media: options.media, hooks: options.hooks });
+    const app = await startMicroservice(MessagingModule.with(engine.api), { bus, queue: 'messaging' });
+    engine.recovery.start();
+    const sweeper = ownsBlobs ? sweepFolder(blobs, logger) : undefined;
+    logger.info({ blobStore: blobs.constructor.name }, 'messaging service started');
+    const running = engine;
+    let closing: Promise<void> | undefined;
+    const close = async (): Promise<void> => {
+      clearInterval(sweeper);
+      await app.close();
+      await running.close();
+      if (ownsBlobs) await blobs.close();
+    };
+    return { name: 'messaging', engine: running, ready: () => running.caughtUp() && bus.isConnected(), close: () => (closing ??= close()) };
+  } catch (error) {
+    await engine?.close();
+    if (ownsBlobs) await blobs.close();
+    throw error;
+  }
+}
+
+/**
+ * The mode's media store: a folder of the data dir (embedded), or the NATS Object Store bucket
+ * (distributed), opened on first use so that texts flow even while JetStream is unavailable.
+ */
+function openMediaStore(config: MessagingServiceConfig): BlobStore {
+  const natsUrl = config.natsUrl;
+  if (!natsUrl) return new FolderBlobStore(mediaFolder(config.dataDir));
+  return new LazyBlobStore(() => NatsObjectBlobStore.connect({ servers: natsUrl, name: 'messaging-media' }));
+}
+
+/** The folder store's counterpart of the NATS bucket TTL: blobs go 24 h after their last put. */
+function sweepFolder(blobs: BlobStore, logger: Logger): NodeJS.Timeout | undefined {
+  if (!(blobs instanceof FolderBlobStore)) return undefined;
+  const sweep = () => void blobs.sweep(DEFAULT_BLOB_TTL_MS).catch((error: unknown) => logger.warn({ err: error }, 'media blob sweep failed'));
+  sweep();
+  const timer = setInterval(sweep, 60 * 60 * 1000);
+  timer.unref();
+  return timer;
+}
