@@ -5,6 +5,7 @@ import { openBlobStore } from '@switchboard/blob-store';
 import { SessionsSubjects } from '@switchboard/contracts';
 import type { RequestInput } from '@switchboard/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { networkMessageIdFor } from '../src/connections/network-message-id.js';
 import { eventually, Harness, newAccountId, uniquePhone } from './harness.js';
 
 type Deliver = RequestInput<typeof SessionsSubjects.send>;
@@ -95,6 +96,13 @@ describe('sessions.send delivers each message type to the contact, exactly', () 
     expect(second).toEqual(first);
     await received(first.networkMessageId);
     expect((await h.control.messages(contact)).filter((m) => m.text === 'once')).toHaveLength(1);
+  });
+
+  it('puts a message on the network under an id derived from its messageId, so a redelivery repeats it', async () => {
+    const id = messageId();
+    const sent = await h.call(SessionsSubjects.send, { accountId, sessionId, messageId: id, to: contact, content: { type: 'text', text: 'derived' } });
+    expect(sent.networkMessageId).toBe(networkMessageIdFor(id));
+    expect(await received(networkMessageIdFor(id))).toMatchObject({ text: 'derived' });
   });
 });
 

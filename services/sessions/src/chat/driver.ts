@@ -39,7 +39,16 @@ export interface ButtonsContent {
   footer?: string;
 }
 
-export interface TextOptions {
+export interface SendOptions {
+  /**
+   * The id the message carries on the network. Given by the caller so that sending again after
+   * an unknown outcome repeats the same message (phones show one message per id) rather than
+   * making a second one; minted by the driver when absent.
+   */
+  id?: string;
+}
+
+export interface TextOptions extends SendOptions {
   /** Network id of the message this one answers (a quoted reply). */
   quotedId?: string;
 }
@@ -104,9 +113,9 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
   /** Connects with the stored credentials, or starts pairing (emits `qr`) when there are none. */
   start(): Promise<void>;
   sendText(to: PhoneNumber, text: string, options?: TextOptions): Promise<SentMessage>;
-  sendMedia(to: PhoneNumber, media: MediaContent): Promise<SentMessage>;
-  sendLocation(to: PhoneNumber, location: LocationContent): Promise<SentMessage>;
-  sendButtons(to: PhoneNumber, buttons: ButtonsContent): Promise<SentMessage>;
+  sendMedia(to: PhoneNumber, media: MediaContent, options?: SendOptions): Promise<SentMessage>;
+  sendLocation(to: PhoneNumber, location: LocationContent, options?: SendOptions): Promise<SentMessage>;
+  sendButtons(to: PhoneNumber, buttons: ButtonsContent, options?: SendOptions): Promise<SentMessage>;
   isOnNetwork(phone: PhoneNumber): Promise<boolean>;
   /** Unlinks this device from the phone and wipes its stored credentials. */
   logout(): Promise<void>;

@@ -6,6 +6,7 @@ import { SessionNotConnected } from '../session/errors.js';
 import { statusOf } from '../session/state.js';
 import type { ActivityRecorder } from './activity.js';
 import type { ConnectionManager } from './connection-manager.js';
+import { networkMessageIdFor } from './network-message-id.js';
 import type { MediaSource } from './media-source.js';
 import type { ConnectionRegistry } from './registry.js';
 
@@ -70,30 +71,35 @@ export class Deliveries {
 
 async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, media: MediaSource): Promise<SentMessage> {
   const { to, content, quoted } = command;
+  const options = { id: networkMessageIdFor(command.messageId) };
   switch (content.type) {
     case 'text':
-      return driver.sendText(to, content.text, quoted ? { quotedId: quoted.networkMessageId } : {});
+      return driver.sendText(to, content.text, quoted ? { ...options, quotedId: quoted.networkMessageId } : options);
     case 'media': {
       const { mediaType, mimetype, filename, sha256 } = content.media;
+      const bytes = await media.bytes(command.media, sha256);
       return driver.sendMedia(to, {
         kind: mediaType,
-        bytes: await media.bytes(command.media, sha256),
+        bytes,
         mimetype,
         ...(content.caption === undefined ? {} : { caption: content.caption }),
         ...(filename === undefined ? {} : { filename }),
-      });
+      }, options);
     }
     case 'location':
-      return driver.sendLocation(to, content);
+      return driver.sendLocation(to, content, options);
     case 'buttons':
-      return driver.sendButtons(to, content);
+      return driver.sendButtons(to, content, options);
   }
 }
 
 function asApiError(error: unknown): unknown {
   if (error instanceof RecipientNotOnNetworkError) return new ApiError('RECIPIENT_NOT_ON_CHAT_NETWORK');
   // The session is connected, but its socket is being restored after a drop: retryable.
-  if (error instanceof NotConnectedError) return new ApiError('CHAT_NETWORK_ERROR', 'The session is reconnecting to the chat network; retry shortly.');
+  // `reachedNetwork: false`: nothing was written, so messaging may retry or refund safely.
+  if (error instanceof NotConnectedError) {
+    return new ApiError('CHAT_NETWORK_ERROR', 'The session is reconnecting to the chat network; retry shortly.', { reachedNetwork: false });
+  }
   if (error instanceof ChatNetworkError) return new ApiError('CHAT_NETWORK_ERROR');
   return error;
 }

@@ -11,6 +11,7 @@ import type {
   PhoneNumber,
   ReceiptEvent,
   SentMessage,
+  SendOptions,
   TextOptions,
 } from '../driver.js';
 import { BoundedMap } from '../bounded-map.js';
@@ -93,39 +94,40 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   }
 
   async sendText(to: PhoneNumber, text: string, options: TextOptions = {}): Promise<SentMessage> {
-    return this.#send(to, async (socket, jid, messageId) => {
+    return this.#send(to, options, async (socket, jid, messageId) => {
       const quoted = options.quotedId === undefined ? undefined : this.#quoted(jid, options.quotedId);
       return socket.sendMessage(jid, { text }, { messageId, ...(quoted ? { quoted } : {}) });
     });
   }
 
-  async sendMedia(to: PhoneNumber, media: MediaContent): Promise<SentMessage> {
-    return this.#sendContent(to, mediaMessageContent(media));
+  async sendMedia(to: PhoneNumber, media: MediaContent, options: SendOptions = {}): Promise<SentMessage> {
+    return this.#sendContent(to, mediaMessageContent(media), options);
   }
 
-  async sendLocation(to: PhoneNumber, location: LocationContent): Promise<SentMessage> {
-    return this.#sendContent(to, locationMessageContent(location));
+  async sendLocation(to: PhoneNumber, location: LocationContent, options: SendOptions = {}): Promise<SentMessage> {
+    return this.#sendContent(to, locationMessageContent(location), options);
   }
 
-  async sendButtons(to: PhoneNumber, buttons: ButtonsContent): Promise<SentMessage> {
+  async sendButtons(to: PhoneNumber, buttons: ButtonsContent, options: SendOptions = {}): Promise<SentMessage> {
     const message = buttonsMessageProto(buttons);
-    return this.#send(to, async (socket, jid, messageId) => {
+    return this.#send(to, options, async (socket, jid, messageId) => {
       await socket.relayMessage(jid, message, { messageId });
       return { message };
     });
   }
 
-  #sendContent(to: PhoneNumber, content: AnyMessageContent): Promise<SentMessage> {
-    return this.#send(to, (socket, jid, messageId) => socket.sendMessage(jid, content, { messageId }));
+  #sendContent(to: PhoneNumber, content: AnyMessageContent, options: SendOptions): Promise<SentMessage> {
+    return this.#send(to, options, (socket, jid, messageId) => socket.sendMessage(jid, content, { messageId }));
   }
 
   async #send(
     to: PhoneNumber,
+    options: SendOptions,
     write: (socket: WASocket, jid: string, messageId: string) => Promise<{ message?: proto.IMessage | null } | undefined>,
   ): Promise<SentMessage> {
     const socket = this.#requireOpenSocket();
     const jid = await this.#recipients.requireOnNetwork(socket, to);
-    const messageId = generateMessageIDV2(socket.user?.id);
+    const messageId = options.id ?? generateMessageIDV2(socket.user?.id);
     const acknowledged = this.#acks.expect(messageId);
     try {
       const sent = await write(socket, jid, messageId);
