@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageEvent } from '@switchboard/contracts';
-import { specFor } from '../testing/decider-spec.js';
+import { specFor } from '@switchboard/service-kit/testing';
 import type { MessageCommand } from './commands.js';
 import { decide } from './decide.js';
 import { MessageNotAccepted } from './errors.js';

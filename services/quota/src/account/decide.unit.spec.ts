@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import type { AccountEvent, Plan } from '@switchboard/contracts';
-import { specFor } from '../testing/decider-spec.js';
+import { specFor } from '@switchboard/service-kit/testing';
 import { decideAccount } from './decide.js';
 import type { AccountCommand } from './decide.js';
 import { AccountAlreadyOpened, AccountNotFound, KeyNotFound, SessionLimitReached } from './errors.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageEvent } from '@switchboard/contracts';
 import { DailyMessageLimitReached } from '../account/errors.js';
-import { specFor } from '../testing/decider-spec.js';
+import { specFor } from '@switchboard/service-kit/testing';
 import { decideUsage, resetsAtOf } from './decide.js';
 import type { UsageCommand } from './decide.js';
 import { evolveUsage } from './evolve.js';

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '@switchboard/contracts';
+import { specFor } from '@switchboard/service-kit/testing';
 import { describe, expect, it } from 'vitest';
 import type { SessionCommand } from './commands.js';
 import { decide } from './decide.js';
@@ -27,16 +28,11 @@ const deleted: SessionEvent = {
   data: { sessionId, previousStatus: 'connected', loggedOut: true, deletedAt: T1 },
 };
 
-/** given(history).when(command).then(events) | .thenThrows(ErrorClass) */
-function given(history: SessionEvent[]) {
-  const state = history.reduce(evolve, initialSession);
-  return {
-    when: (command: SessionCommand) => ({
-      then: (expected: SessionEvent[]) => expect(decide(command, state, NOW)).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error) => expect(() => decide(command, state, NOW)).toThrow(error),
-    }),
-  };
-}
+const given = specFor<SessionCommand, ReturnType<typeof evolve>, SessionEvent>({
+  decide: (command, state) => decide(command, state, NOW),
+  evolve,
+  initial: initialSession,
+});
 
 const at = NOW.toISOString();
 

@@ -1,0 +1,2 @@
+export { specFor } from './decider-spec.js';
+export type { Decider } from './decider-spec.js';
