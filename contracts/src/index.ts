@@ -6,6 +6,7 @@ export * from './common/time.js';
 export * from './common/plans.js';
 export * from './common/envelope.js';
 export * from './common/headers.js';
+export * from './common/idempotency.js';
 export * from './common/query.js';
 export * from './common/routes.js';
 
@@ -30,6 +31,7 @@ export * from './sessions/http.js';
 export * from './sessions/commands.js';
 export * from './sessions/events.js';
 export * from './sessions/subjects.js';
+export * from './sessions/idempotency.js';
 
 export * from './messages/status.js';
 export * from './messages/media.js';

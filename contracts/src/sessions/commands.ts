@@ -8,8 +8,23 @@ import { SessionName, SessionStatus } from './status.js';
 // Bus requests handled by the sessions service. Every request names the account it acts for;
 // a session of another account answers SESSION_NOT_FOUND, never FORBIDDEN.
 
-/** sb.v1.sessions.create: creates a session and answers with its first QR code. */
-export const CreateSessionCommand = z.object({ accountId: AccountId, name: SessionName.optional() });
+/**
+ * The Idempotency-Key of a create, as the gateway hashed it: `keyHash` names the key (the raw key
+ * never crosses the bus), `requestHash` is `idempotencyRequestHash('createSession', body)`.
+ */
+export const CreateSessionIdempotency = z.object({ keyHash: Sha256Hex, requestHash: Sha256Hex });
+export type CreateSessionIdempotency = z.infer<typeof CreateSessionIdempotency>;
+
+/**
+ * sb.v1.sessions.create: creates a session and answers with its first QR code. With
+ * `idempotency`, a repeat of the same key and body within 24 h answers for the first session
+ * instead of creating another; the same key with another body is IDEMPOTENCY_KEY_REUSED.
+ */
+export const CreateSessionCommand = z.object({
+  accountId: AccountId,
+  name: SessionName.optional(),
+  idempotency: CreateSessionIdempotency.optional(),
+});
 export type CreateSessionCommand = z.infer<typeof CreateSessionCommand>;
 
 /** sb.v1.sessions.get / .qr / .delete */

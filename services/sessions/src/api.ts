@@ -13,6 +13,7 @@ import type {
 } from '@switchboard/contracts';
 import type { ConnectionManager } from './connections/connection-manager.js';
 import type { Deliveries } from './connections/deliveries.js';
+import type { IdempotentCreate } from './idempotency/create.js';
 import type { SessionListQueries } from './projections/session-list/queries.js';
 import { SessionNotFound } from './session/errors.js';
 
@@ -20,13 +21,14 @@ import { SessionNotFound } from './session/errors.js';
 export class SessionsApi {
   constructor(
     private readonly manager: ConnectionManager,
+    private readonly creator: IdempotentCreate,
     private readonly deliveries: Deliveries,
     private readonly queries: SessionListQueries,
     readonly readiness: () => ReadyReply,
   ) {}
 
   create(command: CreateSessionCommand): Promise<CreateSessionResult> {
-    return this.manager.create(command.accountId, command.name ?? null);
+    return this.creator.create(command);
   }
 
   get(ref: SessionRef): SessionView {

@@ -120,6 +120,27 @@ describe.each<Mode>(['embedded', 'distributed'])('session endpoints over HTTP (%
     expect(second.body.error).toMatchObject({ code: 'SESSION_LIMIT_REACHED', details: { limit: 1, used: 1 } });
   });
 
+  it('retries a create with the same Idempotency-Key without making a second session', async () => {
+    const admin = new ApiClient(sut.url, sut.adminKey);
+    const account = await admin.post('/v1/admin/accounts', { plan: 'free' });
+    const free = api.withKey(account.body.data.apiKey);
+    const headers = { 'idempotency-key': `create-${account.body.data.accountId}` };
+    const first = await free.post('/v1/sessions', { name: 'retried' }, headers);
+    expect(first.status).toBe(201);
+    // The retry of a create whose answer was lost (a 504, say): the same session, no 429 on the free plan.
+    const retried = await free.post('/v1/sessions', { name: 'retried' }, headers);
+    expect(retried.status).toBe(201);
+    expect(retried.body.data).toEqual({ sessionId: first.body.data.sessionId, status: 'pending', qrCode: expect.stringMatching(/^data:image\/png;base64,/) });
+    const listed = await free.get('/v1/sessions');
+    expect(listed.body.data.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([first.body.data.sessionId]);
+    const otherBody = await free.post('/v1/sessions', { name: 'another' }, headers);
+    expect(otherBody.status).toBe(409);
+    expect(otherBody.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const refused = await admin.post('/v1/admin/accounts', { plan: 'free' }, { 'idempotency-key': 'acct-1' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details[0].path).toBe('headers.idempotency-key');
+  });
+
   it('keeps connected sessions connected across a SIGKILL of the process that holds them, without a new scan', async () => {
     const { id, phone } = await connectedSession(api, sut);
     await sut.crashAndRestartSessions();

@@ -35,6 +35,17 @@ request; error bodies repeat it as \`requestId\`. Quote it when reporting a prob
 base64 media fits up to the image (5 MB), video and audio (16 MB) limits; a document larger than about
 17 MB must be sent as a URL.
 
+**Idempotency-Key.** \`POST /v1/sessions\` and the message sends accept an \`Idempotency-Key\` header (1–255
+printable ASCII characters, keys are per account). The same key with the same body (field order does not
+matter) within 24 h answers for the first request and creates or sends nothing again; the same key with
+another body answers 409 \`IDEMPOTENCY_KEY_REUSED\`; a malformed key answers 400 at
+\`headers.idempotency-key\`. A repeated session create answers 201 with the first session's id and the QR
+code it shows now (codes rotate); once that session is no longer pending it shows no QR code, and the
+repeat answers 409 \`SESSION_NOT_PENDING\` with \`details: {status, sessionId}\`. A request that failed
+(e.g. 429) leaves the key free. The admin POSTs (\`/v1/admin/accounts\`, \`/v1/admin/accounts/{accountId}/keys\`)
+do NOT support it: their answer is a one-time API key that is never stored and cannot be replayed, so a
+request with the header answers 400 \`VALIDATION_ERROR\` at \`headers.idempotency-key\`.
+
 **Retries.** 503 \`SERVICE_UNAVAILABLE\` carries \`Retry-After: ${RETRY_AFTER_UNAVAILABLE_SECONDS}\`; 429
 \`DAILY_MESSAGE_LIMIT_REACHED\` carries \`Retry-After\` in seconds until 00:00 UTC.
 

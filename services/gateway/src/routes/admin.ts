@@ -1,7 +1,15 @@
 import { ADMIN_ENDPOINTS, DEFAULT_KEY_SCOPES, QuotaSubjects, success, successMessage } from '@switchboard/contracts';
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
 import type { FastifyInstance } from 'fastify';
+import { refuseIdempotencyKey } from '../http/idempotency.js';
 import { defineRoute } from './kit.js';
+
+/**
+ * Why admin POSTs refuse Idempotency-Key: their answer is a raw API key that is never stored, so a
+ * repeat could not return the first response; a client that sent a key would wrongly believe a
+ * retry is safe (it would mint a second account or key).
+ */
+const ONE_TIME_SECRET = 'this response carries a one-time API key that is never stored, so it cannot be replayed';
 
 /**
  * The admin API of api-decisions.md (scope `admin`), over the quota service's subjects. The
@@ -10,6 +18,7 @@ import { defineRoute } from './kit.js';
  */
 export function registerAdminRoutes(app: FastifyInstance): void {
   defineRoute(app, ADMIN_ENDPOINTS.createAccount, async (ctx) => {
+    refuseIdempotencyKey(ctx.request, ONE_TIME_SECRET);
     const apiKey = mintApiKey();
     const key = { keyHash: hashApiKey(apiKey), scopes: [...DEFAULT_KEY_SCOPES] };
     const account = await ctx.call(QuotaSubjects.accounts.create, { name: ctx.body.name, plan: ctx.body.plan, key });
@@ -25,6 +34,7 @@ export function registerAdminRoutes(app: FastifyInstance): void {
   );
 
   defineRoute(app, ADMIN_ENDPOINTS.createKey, async (ctx) => {
+    refuseIdempotencyKey(ctx.request, ONE_TIME_SECRET);
     const apiKey = mintApiKey();
     const scopes = ctx.body.scopes ?? [...DEFAULT_KEY_SCOPES];
     const key = await ctx.call(QuotaSubjects.keys.create, { accountId: ctx.params.accountId, keyHash: hashApiKey(apiKey), scopes });

@@ -1,5 +1,6 @@
-import { SESSION_ENDPOINTS, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
+import { CREATE_SESSION_KIND, SESSION_ENDPOINTS, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
 import type { FastifyInstance } from 'fastify';
+import { idempotencyOf } from '../http/idempotency.js';
 import { defineRoute } from './kit.js';
 
 /**
@@ -9,9 +10,13 @@ import { defineRoute } from './kit.js';
 const CREATE_TIMEOUT_MS = 30_000;
 
 export function registerSessionRoutes(app: FastifyInstance): void {
-  defineRoute(app, SESSION_ENDPOINTS.create, async (ctx) =>
-    success(await ctx.call(SessionsSubjects.create, { accountId: ctx.accountId, name: ctx.body.name }, { timeoutMs: CREATE_TIMEOUT_MS })),
-  );
+  defineRoute(app, SESSION_ENDPOINTS.create, async (ctx) => {
+    // A retried create (after a 504, say) with the same key answers for the first session.
+    const key = idempotencyOf(ctx.request, ctx.body, CREATE_SESSION_KIND);
+    const idempotency = key ? { keyHash: key.keyHash, requestHash: key.requestHash } : undefined;
+    const command = { accountId: ctx.accountId, name: ctx.body.name, idempotency };
+    return success(await ctx.call(SessionsSubjects.create, command, { timeoutMs: CREATE_TIMEOUT_MS }));
+  });
 
   defineRoute(app, SESSION_ENDPOINTS.list, async (ctx) =>
     success(await ctx.call(SessionsSubjects.list, { accountId: ctx.accountId, ...ctx.query })),

@@ -25,14 +25,20 @@ export interface ConnectionManagerDeps {
   logoutTimeoutMs: number;
 }
 
+/** A new session id: `ses_` + ULID (time-sortable, unique). */
+export const newSessionId = (): string => `ses_${ulid()}`;
+
 /** Session lifecycle operations of the API: create, QR, delete, and restart recovery. */
 export class ConnectionManager {
   constructor(private readonly deps: ConnectionManagerDeps) {}
 
-  /** Reserves a plan slot, records the session, starts pairing and answers with the first QR. */
-  async create(accountId: string, name: string | null): Promise<CreateSessionResult> {
+  /**
+   * Reserves a plan slot, records the session, starts pairing and answers with the first QR. The
+   * id is minted by the caller (an Idempotency-Key is bound to it first); slot and record are
+   * idempotent per id.
+   */
+  async create(accountId: string, name: string | null, sessionId: string): Promise<CreateSessionResult> {
     const { registry, commands, slots } = this.deps;
-    const sessionId = `ses_${ulid()}`;
     await slots.reserve(accountId, sessionId);
     try {
       await commands.execute(sessionId, accountId, { type: 'CreateSession', sessionId, accountId, name });
@@ -44,6 +50,26 @@ export class ConnectionManager {
     const qr = await this.firstQr(connection);
     // The code may have rotated while the PNG was being drawn: show the one the network shows now.
     return { sessionId, qrCode: await qrDataUrl((connection.currentQr ?? qr).code), status: 'pending' };
+  }
+
+  /**
+   * The create answer again, for a repeated Idempotency-Key: the QR the session shows NOW (codes
+   * rotate, the first one may be dead). Once it is no longer pending there is no QR to show (codes
+   * are never stored: they embed the device's pairing secret), so SESSION_NOT_PENDING with its
+   * status and id. Undefined while the session is not recorded yet.
+   */
+  async answerAgain(ref: SessionRef): Promise<CreateSessionResult | undefined> {
+    const session = await this.deps.commands.load(ref.sessionId);
+    if (session.kind === 'NotCreated') return undefined;
+    if (!isVisible(session) || session.accountId !== ref.accountId) throw new SessionNotFound();
+    if (session.kind !== 'Pending') {
+      const status = statusOf(session);
+      const message = `The session created with this Idempotency-Key (${ref.sessionId}) is ${status}; it shows no QR code any more.`;
+      throw new ApiError('SESSION_NOT_PENDING', message, { status, sessionId: ref.sessionId });
+    }
+    const current = this.owned(ref)?.currentQr;
+    if (!current) throw new ApiError('SERVICE_UNAVAILABLE', 'No QR code is available for this session right now; retry shortly.');
+    return { sessionId: ref.sessionId, qrCode: await qrDataUrl(current.code), status: 'pending' };
   }
 
   async qr(ref: SessionRef): Promise<SessionQrResult> {

@@ -1,0 +1,69 @@
+import { CREATE_SESSION_KIND, idempotencyKeyHash, idempotencyRequestHash, SessionsSubjects } from '@switchboard/contracts';
+import type { CreateSessionCommand } from '@switchboard/contracts';
+import type { InProcessBus } from '@switchboard/bus';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, bearer, createAccount, quotaBus, startGateway } from './support.js';
+import type { FakeQuota } from './support.js';
+
+describe('Idempotency-Key over HTTP', () => {
+  let bus: InProcessBus;
+  let quota: FakeQuota;
+  let app: FastifyInstance;
+  const creates: CreateSessionCommand[] = [];
+
+  beforeEach(async () => {
+    ({ bus, quota } = await quotaBus());
+    creates.length = 0;
+    // Stands in for the sessions service: records what the gateway asked for.
+    await bus.subscribe(SessionsSubjects.create.subject, (message) => {
+      creates.push(SessionsSubjects.create.request.parse(message.data));
+      return { sessionId: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R', qrCode: 'data:image/png;base64,iVBORw0KGgo=', status: 'pending' };
+    });
+    app = await startGateway(bus);
+  });
+  afterEach(async () => {
+    await app.close();
+    await bus.close();
+  });
+
+  it('passes the key and body hashes (never the raw key) to the sessions service on create', async () => {
+    const { apiKey } = await createAccount(app);
+    const headers = { ...bearer(apiKey), 'idempotency-key': 'create-1' };
+    expect((await app.inject({ method: 'POST', url: '/v1/sessions', headers, payload: { name: 'Support' } })).statusCode).toBe(201);
+    expect((await app.inject({ method: 'POST', url: '/v1/sessions', headers: bearer(apiKey), payload: {} })).statusCode).toBe(201);
+    expect(creates[0]?.idempotency).toEqual({
+      keyHash: idempotencyKeyHash('create-1'),
+      requestHash: idempotencyRequestHash(CREATE_SESSION_KIND, { name: 'Support' }),
+    });
+    expect(JSON.stringify(creates[0])).not.toContain('create-1');
+    expect(creates[1]?.idempotency).toBeUndefined();
+  });
+
+  it('answers 400 for a malformed key on create and asks the sessions service nothing', async () => {
+    const { apiKey } = await createAccount(app);
+    const response = await app.inject({ method: 'POST', url: '/v1/sessions', headers: { ...bearer(apiKey), 'idempotency-key': 'has space' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'headers.idempotency-key' }] });
+    expect(creates).toHaveLength(0);
+  });
+
+  it('refuses Idempotency-Key on admin POSTs, whose one-time API keys cannot be replayed, and creates nothing', async () => {
+    const before = quota.accounts.size;
+    const headers = { ...bearer(ADMIN_KEY), 'idempotency-key': 'acct-1' };
+    const account = await app.inject({ method: 'POST', url: '/v1/admin/accounts', headers, payload: { plan: 'basic' } });
+    expect(account.statusCode).toBe(400);
+    expect(account.json().error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'headers.idempotency-key', message: expect.stringMatching(/not supported/) }],
+    });
+    expect(quota.accounts.size).toBe(before);
+
+    const { accountId } = await createAccount(app);
+    const keysBefore = quota.keys.size;
+    const key = await app.inject({ method: 'POST', url: `/api/v1/admin/accounts/${accountId}/keys`, headers, payload: {} });
+    expect(key.statusCode).toBe(400);
+    expect(key.json().error.details[0].path).toBe('headers.idempotency-key');
+    expect(quota.keys.size).toBe(keysBefore);
+  });
+});

@@ -1,0 +1,63 @@
+import { ApiError } from '@switchboard/contracts';
+import type { CreateSessionCommand, CreateSessionResult } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/telemetry';
+import { newSessionId } from '../connections/connection-manager.js';
+import type { ConnectionManager } from '../connections/connection-manager.js';
+import type { SessionKeys } from './handler.js';
+
+/**
+ * Longer than a create takes from its claim to `SessionCreated` (a quota round trip of at most
+ * 5 s and one append): a claim this old whose session is still unrecorded lost its process.
+ */
+const RECORDING_GRACE_MS = 30_000;
+
+/**
+ * POST /v1/sessions with an Idempotency-Key: the key is claimed for a fresh session id BEFORE the
+ * plan slot is reserved, so a retried create (after a 504, say) finds the claim and answers for
+ * the first session instead of taking a second slot. Without a key, a plain create.
+ */
+export class IdempotentCreate {
+  /** Creates running in this process, by session id: a retry that arrives meanwhile shares the answer. */
+  private readonly inFlight = new Map<string, Promise<CreateSessionResult>>();
+
+  constructor(
+    private readonly keys: SessionKeys,
+    private readonly manager: ConnectionManager,
+    private readonly clock: () => Date,
+    private readonly logger: Logger,
+  ) {}
+
+  async create(command: CreateSessionCommand): Promise<CreateSessionResult> {
+    const { accountId, idempotency } = command;
+    const name = command.name ?? null;
+    if (!idempotency) return this.manager.create(accountId, name, newSessionId());
+    const claim = await this.keys.claim(accountId, idempotency, newSessionId());
+    if (claim.kind === 'claim') return this.createOnce(accountId, name, idempotency.keyHash, claim.event.data.sessionId);
+    const running = this.inFlight.get(claim.sessionId);
+    if (running) return running;
+    const again = await this.manager.answerAgain({ accountId, sessionId: claim.sessionId });
+    if (again) return again;
+    if (this.clock().getTime() - Date.parse(claim.claimedAt) < RECORDING_GRACE_MS) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The session for this Idempotency-Key is still being created; retry shortly.');
+    }
+    // Claimed, never recorded, not running here: its process stopped in between. Slot and session
+    // are both idempotent per session id, so finishing the create with the bound id takes nothing twice.
+    return this.createOnce(accountId, name, idempotency.keyHash, claim.sessionId);
+  }
+
+  /** Runs the create once per session id here; a failure frees the key (the client got an error). */
+  private createOnce(accountId: string, name: string | null, keyHash: string, sessionId: string): Promise<CreateSessionResult> {
+    const running = this.manager
+      .create(accountId, name, sessionId)
+      .catch(async (error: unknown) => {
+        const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR';
+        await this.keys.release(accountId, keyHash, sessionId, code).catch((releaseError: unknown) => {
+          this.logger.error({ err: releaseError, sessionId }, 'could not free the Idempotency-Key of a failed create');
+        });
+        throw error;
+      })
+      .finally(() => this.inFlight.delete(sessionId));
+    this.inFlight.set(sessionId, running);
+    return running;
+  }
+}
