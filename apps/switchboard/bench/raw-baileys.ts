@@ -1,6 +1,6 @@
 import { Agent } from 'node:https';
-import makeWASocket, { WA_CERT_DETAILS, initAuthCreds } from '@whiskeysockets/baileys';
-import type { AuthenticationCreds, SignalDataTypeMap, SignalKeyStore, WASocket } from '@whiskeysockets/baileys';
+import makeWASocket, { WA_CERT_DETAILS, generateMessageIDV2, initAuthCreds } from '@whiskeysockets/baileys';
+import type { AuthenticationCreds, BinaryNode, SignalDataTypeMap, SignalKeyStore, WASocket } from '@whiskeysockets/baileys';
 import { EmulatorControlClient } from '@switchboard/chat-emulator';
 import type { EmulatorProcess } from '../test/support/harness.js';
 
@@ -61,4 +61,26 @@ export async function linkRawBaileys(emulator: EmulatorProcess, phone: string): 
   const sock = socket(emulator.wsUrl, agent, creds, keys);
   await connectionUpdate(sock, (u) => (u.connection === 'open' ? 'open' : undefined));
   return sock;
+}
+
+/**
+ * `sendMessage` that resolves on the network's `<ack class="message" id=…>` instead of when the
+ * frame is written: what Switchboard's driver waits for (its AckWaiter), so this is the fair
+ * floor under a pipeline send. The waiter is registered before the write, as the driver does.
+ */
+export function sendUntilAcked(sock: WASocket): (jid: string, text: string) => Promise<void> {
+  const waiting = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+  sock.ws.on('CB:ack,class:message', (node: BinaryNode) => {
+    const waiter = node.attrs.id === undefined ? undefined : waiting.get(node.attrs.id);
+    if (!waiter) return;
+    waiting.delete(node.attrs.id!);
+    if (node.attrs.error) waiter.reject(new Error(`the emulator refused ${node.attrs.id} (${node.attrs.error})`));
+    else waiter.resolve();
+  });
+  return async (jid, text) => {
+    const messageId = generateMessageIDV2(sock.user?.id);
+    const acked = new Promise<void>((resolve, reject) => waiting.set(messageId, { resolve, reject }));
+    await sock.sendMessage(jid, { text }, { messageId });
+    await acked;
+  };
 }

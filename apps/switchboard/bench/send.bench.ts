@@ -5,18 +5,29 @@
  *      Baileys → emulator → ack), embedded and distributed, sequential and 16 in flight;
  *   3. `GET /v1/messages/{id}` reads/s beside a bare fastify handler.
  * The emulator always runs in its own process. BENCH_SENDS (default 1000) sets the count.
+ * Raw Baileys is measured twice: plain `sendMessage` (resolves once the frame is written; the
+ * issue's baseline, the headline) and `sendMessage` + the network's ack (what our driver waits
+ * for before answering `sent`, so the fair floor under a pipeline send).
+ * BENCH_MODES: `embedded,distributed` (default) or either alone. BENCH_SOAK=N: N sequential sends
+ * through an embedded Switchboard of their own, its heap read from /metrics and after each full GC. BENCH_NODE_OPTIONS: NODE_OPTIONS
+ * for the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
+import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
-import type { Mode } from '../test/support/harness.js';
-import { linkRawBaileys } from './raw-baileys.js';
+import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
+import { FullGcLog, cpuMsPerTask, soak } from './process-metrics.js';
+import { linkRawBaileys, sendUntilAcked } from './raw-baileys.js';
 import { runFor, runLoad } from './stats.js';
 
 const SENDS = Number(process.env['BENCH_SENDS'] ?? 1000);
 const CONCURRENCY = 16;
 const READ_SECONDS = 5;
 const CONTACT = '15559990001';
+const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',') as Mode[];
+const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
+const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
 const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY };
 
 async function rawBaileys() {
@@ -27,35 +38,71 @@ async function rawBaileys() {
     const send = async (i: number) => void (await sock.sendMessage(jid, { text: `raw ${i}` }));
     await runLoad(50, 1, send);
     results['rawBaileys'] = { sequential: await runLoad(SENDS, 1, send), concurrent: await runLoad(SENDS, CONCURRENCY, send) };
+    const acked = sendUntilAcked(sock);
+    const sendAcked = (i: number) => acked(jid, `raw acked ${i}`);
+    results['rawBaileysAcked'] = { sequential: await runLoad(SENDS, 1, sendAcked), concurrent: await runLoad(SENDS, CONCURRENCY, sendAcked) };
     sock.end(undefined);
   } finally {
     await emulator.stop();
   }
 }
 
-async function pipeline(mode: Mode) {
-  const emulator = await startEmulatorProcess();
-  const sut = await startSwitchboardUnderTest(mode, { emulator, env: { LOG_LEVEL: 'error' } });
-  try {
-    const api = new ApiClient(sut.url, sut.apiKey);
-    const created = await api.post('/v1/sessions', {});
-    await sut.emulator.scan(created.body.data.qrCode, `1555777${mode === 'embedded' ? '0001' : '0002'}`);
-    const sessionId = created.body.data.sessionId as string;
-    await eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected');
-    let lastMessageId = '';
-    const send = async (i: number) => {
+/** A session of `sut` linked as `phone`, and a text send through it (the last message id kept). */
+async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
+  const api = new ApiClient(sut.url, sut.apiKey);
+  const created = await api.post('/v1/sessions', {});
+  await sut.emulator.scan(created.body.data.qrCode, phone);
+  const sessionId = created.body.data.sessionId as string;
+  await eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected');
+  const sender = {
+    api,
+    lastMessageId: '',
+    send: async (i: number) => {
       const sent = await api.post('/v1/messages/text', { sessionId, to: CONTACT, text: `pipeline ${i}` });
       if (sent.status !== 201) throw new Error(`send answered ${sent.status}: ${JSON.stringify(sent.body)}`);
-      lastMessageId = sent.body.data.messageId;
-    };
-    await runLoad(50, 1, send);
-    const sequential = await runLoad(SENDS, 1, send);
-    const concurrent = await runLoad(SENDS, CONCURRENCY, send);
+      sender.lastMessageId = sent.body.data.messageId;
+    },
+  };
+  return sender;
+}
+
+async function pipeline(mode: Mode) {
+  const emulator = await startEmulatorProcess();
+  const env: Record<string, string> = { LOG_LEVEL: 'error', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) };
+  const sut = await startSwitchboardUnderTest(mode, { emulator, env });
+  try {
+    const sender = await linkedSender(sut, `1555777${mode === 'embedded' ? '0001' : '0002'}`);
+    await runLoad(50, 1, sender.send);
+    // Only the embedded process is the whole pipeline (distributed /metrics is the gateway's alone).
+    const measured = <T>(run: () => Promise<T>) => (mode === 'embedded' ? cpuMsPerTask(sut.url, SENDS, run) : run());
+    const sequential = await measured(() => runLoad(SENDS, 1, sender.send));
+    const concurrent = await measured(() => runLoad(SENDS, CONCURRENCY, sender.send));
     const reads = await runFor(READ_SECONDS, 32, async () => {
-      const read = await api.get(`/v1/messages/${lastMessageId}`);
+      const read = await sender.api.get(`/v1/messages/${sender.lastMessageId}`);
       if (read.status !== 200) throw new Error(`lookup answered ${read.status}`);
     });
     results[mode] = { sequential, concurrent, reads };
+  } finally {
+    await sut.close();
+    await emulator.stop();
+  }
+}
+
+/**
+ * BENCH_SOAK sends through an embedded Switchboard of its own, with `gc-probe.js` preloaded so
+ * the live heap after forced full GCs can be read from its output; the throughput runs above stay
+ * free of those GCs.
+ */
+async function embeddedSoak() {
+  const emulator = await startEmulatorProcess();
+  const fullGcs = new FullGcLog();
+  const probe = fileURLToPath(new URL('./gc-probe.js', import.meta.url));
+  const env = { LOG_LEVEL: 'error', NODE_OPTIONS: `--expose-gc --import=${probe} ${NODE_OPTIONS ?? ''}`.trim() };
+  const sut = await startSwitchboardUnderTest('embedded', { emulator, env, onOutput: (_process, chunk) => fullGcs.read(chunk) });
+  try {
+    const sender = await linkedSender(sut, '15557770003');
+    await runLoad(50, 1, sender.send);
+    results['embeddedSoak'] = await soak(sut.url, SOAK, sender.send, fullGcs);
   } finally {
     await sut.close();
     await emulator.stop();
@@ -75,20 +122,27 @@ async function bareFastify() {
 }
 
 await rawBaileys();
-await pipeline('embedded');
-await pipeline('distributed');
+for (const mode of MODES) await pipeline(mode);
+if (SOAK > 0) await embeddedSoak();
 await bareFastify();
 
 type Figures = { perSecond: number; p50Ms: number; p99Ms: number };
-const raw = results['rawBaileys'] as { sequential: Figures; concurrent: Figures };
+type Pair = { sequential: Figures; concurrent: Figures };
+const raw = results['rawBaileys'] as Pair;
+const acked = results['rawBaileysAcked'] as Pair;
 const bare = results['bareFastifyReads'] as Figures;
-for (const mode of ['embedded', 'distributed'] as const) {
-  const m = results[mode] as { sequential: Figures; concurrent: Figures; reads: Figures };
+const ratio = (a: number, b: number) => +(a / b).toFixed(2);
+const minus = (a: number, b: number) => +(a - b).toFixed(2);
+for (const mode of MODES) {
+  const m = results[mode] as Pair & { reads: Figures };
   results[`${mode}Summary`] = {
-    sequentialVsRawBaileys: +(m.sequential.perSecond / raw.sequential.perSecond).toFixed(2),
-    concurrentVsRawBaileys: +(m.concurrent.perSecond / raw.concurrent.perSecond).toFixed(2),
-    apiOverheadP50Ms: +(m.sequential.p50Ms - raw.sequential.p50Ms).toFixed(2),
-    readsVsBareFastify: +(m.reads.perSecond / bare.perSecond).toFixed(2),
+    sequentialVsRawBaileys: ratio(m.sequential.perSecond, raw.sequential.perSecond),
+    concurrentVsRawBaileys: ratio(m.concurrent.perSecond, raw.concurrent.perSecond),
+    apiOverheadP50Ms: minus(m.sequential.p50Ms, raw.sequential.p50Ms),
+    sequentialVsRawBaileysAcked: ratio(m.sequential.perSecond, acked.sequential.perSecond),
+    concurrentVsRawBaileysAcked: ratio(m.concurrent.perSecond, acked.concurrent.perSecond),
+    apiOverheadOverAckedP50Ms: minus(m.sequential.p50Ms, acked.sequential.p50Ms),
+    readsVsBareFastify: ratio(m.reads.perSecond, bare.perSecond),
   };
 }
 console.log(JSON.stringify(results, null, 2));

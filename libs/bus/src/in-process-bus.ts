@@ -13,6 +13,15 @@ interface LocalSubscription {
   handler: BusHandler;
 }
 
+/** Who receives a subject: plain subscribers, and the members of each queue group. */
+interface Route {
+  plain: LocalSubscription[];
+  groups: [queue: string, members: LocalSubscription[]][];
+}
+
+/** Subjects are a fixed set in practice; the bound only guards against a caller minting them. */
+const MAX_CACHED_ROUTES = 1_024;
+
 export interface InProcessBusOptions {
   logger?: BusLogger;
 }
@@ -27,6 +36,8 @@ export class InProcessBus implements Bus {
   private readonly subscriptions = new Set<LocalSubscription>();
   /** Next member index per queue group. */
   private readonly queueCursors = new Map<string, number>();
+  /** Routes by subject, so a request does not match every pattern; reset when subscriptions change. */
+  private readonly routes = new Map<string, Route>();
   private readonly logger: BusLogger;
   private closed = false;
 
@@ -63,10 +74,12 @@ export class InProcessBus implements Bus {
     this.assertOpen();
     const subscription: LocalSubscription = { pattern: subject, queue: options.queue, handler: handler as BusHandler };
     this.subscriptions.add(subscription);
+    this.routes.clear();
     return {
       subject,
       unsubscribe: async () => {
         this.subscriptions.delete(subscription);
+        this.routes.clear();
       },
     };
   }
@@ -82,10 +95,22 @@ export class InProcessBus implements Bus {
   async close(): Promise<void> {
     this.closed = true;
     this.subscriptions.clear();
+    this.routes.clear();
   }
 
   /** Every plain subscriber, plus one member of each queue group, as NATS does. */
   private route(subject: string): LocalSubscription[] {
+    const route = this.routes.get(subject) ?? this.cacheRoute(subject);
+    const targets = [...route.plain];
+    for (const [queue, members] of route.groups) {
+      const cursor = this.queueCursors.get(queue) ?? 0;
+      this.queueCursors.set(queue, cursor + 1);
+      targets.push(members[cursor % members.length] as LocalSubscription);
+    }
+    return targets;
+  }
+
+  private cacheRoute(subject: string): Route {
     const plain: LocalSubscription[] = [];
     const groups = new Map<string, LocalSubscription[]>();
     for (const subscription of this.subscriptions) {
@@ -93,12 +118,10 @@ export class InProcessBus implements Bus {
       if (subscription.queue === undefined) plain.push(subscription);
       else groups.set(subscription.queue, [...(groups.get(subscription.queue) ?? []), subscription]);
     }
-    for (const [queue, members] of groups) {
-      const cursor = this.queueCursors.get(queue) ?? 0;
-      this.queueCursors.set(queue, cursor + 1);
-      plain.push(members[cursor % members.length] as LocalSubscription);
-    }
-    return plain;
+    const route = { plain, groups: [...groups] };
+    if (this.routes.size >= MAX_CACHED_ROUTES) this.routes.clear();
+    this.routes.set(subject, route);
+    return route;
   }
 
   private async deliver(target: LocalSubscription, subject: string, payload: string, headers: BusHeaders): Promise<HandledMessage> {

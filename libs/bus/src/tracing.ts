@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { extractTraceContext, injectTraceHeaders, runInSpan, SpanKind } from '@switchboard/telemetry';
+import { extractTraceContext, injectTraceHeaders, processMetrics, runInSpan, SpanKind, timeAsync, withLogFields } from '@switchboard/telemetry';
 import { BusHeader } from './bus.js';
 import type { BusHandler, BusHeaders, BusMessage } from './bus.js';
 import { failureEnvelope, successEnvelope } from './envelope.js';
@@ -45,12 +45,16 @@ export function withProducerSpan<T>(
   send: (headers: BusHeaders) => Promise<T>,
 ): Promise<T> {
   const attributes = { 'messaging.system': system, 'messaging.operation.type': operation, 'messaging.destination.name': subject };
-  return runInSpan(`${operation} ${subject}`, { kind: SpanKind.PRODUCER, attributes }, () => {
-    const headers = injectTraceHeaders(outgoingHeaders(explicit));
-    const inboundTraceparent = inboundHeaders.getStore()?.[BusHeader.traceparent];
-    if (headers[BusHeader.traceparent] === undefined && inboundTraceparent) headers[BusHeader.traceparent] = inboundTraceparent;
-    return send(headers);
-  });
+  const traced = () =>
+    runInSpan(`${operation} ${subject}`, { kind: SpanKind.PRODUCER, attributes }, () => {
+      const headers = injectTraceHeaders(outgoingHeaders(explicit));
+      const inboundTraceparent = inboundHeaders.getStore()?.[BusHeader.traceparent];
+      if (headers[BusHeader.traceparent] === undefined && inboundTraceparent) headers[BusHeader.traceparent] = inboundTraceparent;
+      return send(headers);
+    });
+  // Round trips only: a publish returns once written, its duration says nothing about anyone.
+  if (operation === 'publish') return traced();
+  return timeAsync(processMetrics().busRequestDuration, { subject }, traced);
 }
 
 /** A handled message's outcome: the reply envelope and the reply headers. */
@@ -83,7 +87,10 @@ export async function handleInbound(
   try {
     const data = await runInSpan(`process ${message.subject}`, { kind: SpanKind.CONSUMER, attributes, parent }, () => {
       injectTraceHeaders(headers);
-      return inboundHeaders.run(message.headers, () => handler(message));
+      const accountId = message.headers[BusHeader.accountId];
+      const run = () => inboundHeaders.run(message.headers, () => handler(message));
+      // Every line the handler logs names the account it works for (ids only, never a key).
+      return accountId ? withLogFields({ account_id: accountId }, run) : run();
     });
     return { envelope: successEnvelope(data), headers };
   } catch (error) {

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEventStore } from '@switchboard/eventstore';
 import type { EventStore } from '@switchboard/eventstore';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executeCommand } from '../src/command-handler.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AggregateCache } from '../src/aggregate-cache.js';
+import { executeCommand, loadAggregate } from '../src/command-handler.js';
 
 interface Counted { type: 'Counted'; version: 1; data: { n: number } }
 const fold = {
@@ -38,5 +39,61 @@ describe('executeCommand', () => {
   it('reports no position when the command changed nothing', async () => {
     const result = await executeCommand(store, 'count-2', fold, () => [], metadata);
     expect(result).toEqual({ state: 0, events: [] });
+  });
+});
+
+describe('executeCommand with an aggregate cache', () => {
+  const count = (n: number) => (): Counted[] => [{ type: 'Counted', version: 1, data: { n } }];
+
+  it('appends a second command without reading the stream again', async () => {
+    const cache = new AggregateCache<number>(10);
+    await executeCommand(store, 'count-3', fold, count(1), metadata, { cache });
+    const reads = vi.spyOn(store, 'readStream');
+    const result = await executeCommand(store, 'count-3', fold, count(2), metadata, { cache });
+    expect(reads).not.toHaveBeenCalled();
+    expect(result.state).toBe(3);
+    expect((await store.readStream('count-3')).map((e) => e.revision)).toEqual([0n, 1n]);
+  });
+
+  it('decides again on the stored stream when another writer appended since the cached fold', async () => {
+    const cache = new AggregateCache<number>(10);
+    await executeCommand(store, 'count-4', fold, count(1), metadata, { cache });
+    await store.append('count-4', [{ type: 'Counted', data: { n: 10 } }], { expectedRevision: 0n });
+    const seen: number[] = [];
+    const result = await executeCommand(store, 'count-4', fold, (state) => (seen.push(state), count(2)()), metadata, { cache });
+    expect(seen).toEqual([1, 11]);
+    expect(result.state).toBe(13);
+    expect(await loadAggregate(store, 'count-4', fold)).toEqual({ state: 13, revision: 2n });
+  });
+
+  it('answers "nothing to do" or a refusal only from the stream as stored, never from the cache alone', async () => {
+    const cache = new AggregateCache<number>(10);
+    await executeCommand(store, 'count-5', fold, count(1), metadata, { cache });
+    await store.append('count-5', [{ type: 'Counted', data: { n: 4 } }], { expectedRevision: 0n });
+    // Only the fresh state (5) calls for an event; the cached one (1) would have said nothing.
+    const result = await executeCommand(store, 'count-5', fold, (state) => (state >= 5 ? count(1)() : []), metadata, { cache });
+    expect(result.state).toBe(6);
+    const refused = executeCommand(store, 'count-5', fold, (state) => {
+      if (state !== 6) throw new Error(`decided on ${state}`);
+      return [];
+    }, metadata, { cache });
+    await expect(refused).resolves.toEqual({ state: 6, events: [] });
+  });
+
+  it('loads from the cache plus whatever was appended after it', async () => {
+    const cache = new AggregateCache<number>(10);
+    await executeCommand(store, 'count-6', fold, count(2), metadata, { cache });
+    await store.append('count-6', [{ type: 'Counted', data: { n: 3 } }], { expectedRevision: 0n });
+    expect(await loadAggregate(store, 'count-6', fold, cache)).toEqual({ state: 5, revision: 1n });
+    expect(cache.get('count-6')).toEqual({ state: 5, revision: 1n });
+  });
+
+  it('keeps at most its bound of streams, dropping the least recently used', () => {
+    const cache = new AggregateCache<number>(2);
+    cache.set('a', { state: 1, revision: 0n });
+    cache.set('b', { state: 2, revision: 0n });
+    cache.get('a');
+    cache.set('c', { state: 3, revision: 0n });
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([{ state: 1, revision: 0n }, undefined, { state: 3, revision: 0n }]);
   });
 });

@@ -29,4 +29,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SWITCHBOARD_EMULATOR_URL: 'ws://localhost:7000/ws/chat' })).toThrow(ConfigError);
     expect(loadConfig({ SWITCHBOARD_EMULATOR_URL: 'ws://[::1]:7000/ws/chat' }).emulatorUrl).toBe('ws://[::1]:7000/ws/chat');
   });
+
+  it('reads SWITCHBOARD_METRICS_PORT, off when unset or blank', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ SWITCHBOARD_METRICS_PORT: ' ' }).metricsPort).toBeUndefined();
+    expect(loadConfig({ SWITCHBOARD_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(() => loadConfig({ SWITCHBOARD_METRICS_PORT: 'prometheus' })).toThrow(expect.objectContaining({ message: expect.stringContaining('SWITCHBOARD_METRICS_PORT') }));
+  });
 });

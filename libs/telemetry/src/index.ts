@@ -1,4 +1,4 @@
-export { isTelemetryEnabled, otlpTracesUrl, spanProcessorsFromEnv, startTelemetry } from './start.js';
+export { batchOptionsFromEnv, isTelemetryEnabled, otlpTracesUrl, spanProcessorsFromEnv, startTelemetry } from './start.js';
 export type { TelemetryEnv, TelemetryHandle, TelemetryOptions } from './start.js';
 export {
   contextFromTraceparent,
@@ -8,10 +8,12 @@ export {
   spanContextFromTraceparent,
 } from './propagation.js';
 export type { TraceCarrier } from './propagation.js';
-export { markSpanFailed, runInLinkedSpan, runInSpan } from './spans.js';
+export { markSpanFailed, runInLinkedSpan, runInRootSpan, runInSpan } from './spans.js';
 export type { RunInSpanOptions } from './spans.js';
 export { REDACTED, REDACTED_PATHS, activeTraceFields, createLogger } from './logger.js';
 export type { Logger, LoggerOptions } from './logger.js';
 export { SpanKind } from '@opentelemetry/api';
 export { inMemorySpans } from './in-memory.js';
 export type { InMemorySpans, ReadableSpan } from './in-memory.js';
+export { withLogFields } from './logger.js';
+export * from './metrics/index.js';

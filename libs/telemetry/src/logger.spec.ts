@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inMemorySpans } from './in-memory.js';
-import { createLogger, REDACTED } from './logger.js';
+import { createLogger, REDACTED, withLogFields } from './logger.js';
 import { runInSpan } from './spans.js';
 import { startTelemetry } from './start.js';
 import type { TelemetryHandle } from './start.js';
@@ -60,5 +60,22 @@ describe('createLogger', () => {
       apiKey: REDACTED,
       payload: { message: { text: REDACTED }, to: '+4915' },
     });
+  });
+
+  it('adds account_id to every line written inside withLogFields, by any logger', () => {
+    const { stream, lines } = captureLines();
+    const logger = createLogger({ service: 'quota', destination: stream });
+    withLogFields({ account_id: 'acc_1' }, () => logger.child({ component: 'reserve' }).info('reserved'));
+    logger.info('idle');
+    expect(lines()[0]).toMatchObject({ account_id: 'acc_1', component: 'reserve', msg: 'reserved' });
+    expect(lines()[1]).not.toHaveProperty('account_id');
+  });
+
+  it('redacts message content and Signal key material nested in commands', () => {
+    const { stream, lines } = captureLines();
+    const logger = createLogger({ service: 'sessions', destination: stream });
+    logger.warn({ command: { content: { type: 'text', text: 'see you at 8' } }, creds: { noiseKey: 'nk' }, config: { secretKey: 'k1' } }, 'x');
+    const line = JSON.stringify(lines()[0]);
+    for (const secret of ['see you at 8', 'nk', 'k1']) expect(line).not.toContain(secret);
   });
 });

@@ -2,7 +2,7 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contextFromTraceparent, currentTraceparent, extractTraceContext, injectTraceHeaders } from './propagation.js';
 import { inMemorySpans } from './in-memory.js';
-import { runInLinkedSpan, runInSpan } from './spans.js';
+import { runInLinkedSpan, runInRootSpan, runInSpan } from './spans.js';
 import { startTelemetry } from './start.js';
 import type { TelemetryHandle } from './start.js';
 
@@ -40,6 +40,13 @@ describe('W3C propagation through a header carrier', () => {
     const [sent, receipt] = await finishedSpans();
     expect(receipt?.parentSpanContext).toBeUndefined();
     expect(receipt?.links[0]?.context).toMatchObject({ traceId: sent?.spanContext().traceId, spanId: sent?.spanContext().spanId });
+  });
+
+  it('starts a new trace for network events even inside a long-gone request span', async () => {
+    await runInSpan('POST /v1/sessions', {}, () => runInRootSpan('chat receipt', {}, () => {}));
+    const [receipt, request] = await finishedSpans();
+    expect(receipt?.parentSpanContext).toBeUndefined();
+    expect(receipt?.spanContext().traceId).not.toBe(request?.spanContext().traceId);
   });
 
   it('gives no traceparent outside a span and ignores malformed ones', () => {

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Link, Span } from '@opentelemetry/api';
 import { spanContextFromTraceparent } from './propagation.js';
 
@@ -53,4 +53,13 @@ export async function runInLinkedSpan<T>(
 ): Promise<T> {
   const linked = spanContextFromTraceparent(storedTraceparent);
   return runInSpan(name, { ...options, links: linked ? [{ context: linked }] : [] }, work);
+}
+
+/**
+ * Starts a new trace whatever context is active. For work that an event from the network starts
+ * (a receipt, an inbound message): socket callbacks run in the async context in which the socket
+ * was opened, so without this they would join the trace of the request that connected the session.
+ */
+export function runInRootSpan<T>(name: string, options: Omit<RunInSpanOptions, 'parent'>, work: (span: Span) => Promise<T> | T): Promise<T> {
+  return runInSpan(name, { ...options, parent: ROOT_CONTEXT }, work);
 }

@@ -2,7 +2,7 @@ import { context, trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { contextFromTraceparent, currentTraceparent } from './propagation.js';
 import { runInSpan } from './spans.js';
-import { isTelemetryEnabled, otlpTracesUrl, startTelemetry } from './start.js';
+import { batchOptionsFromEnv, isTelemetryEnabled, otlpTracesUrl, startTelemetry } from './start.js';
 
 describe('startTelemetry', () => {
   it('stays off when no OTLP endpoint or traces exporter is configured', async () => {
@@ -35,5 +35,11 @@ describe('startTelemetry', () => {
   it('derives the OTLP traces URL the way the spec says', () => {
     expect(otlpTracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toBe('http://collector:4318/v1/traces');
     expect(otlpTracesUrl({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom' })).toBe('http://c:4318/custom');
+  });
+
+  it('reads the OTEL_BSP_* batching variables and ignores nonsense', () => {
+    expect(batchOptionsFromEnv({ OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_BSP_MAX_QUEUE_SIZE: '4096', OTEL_BSP_EXPORT_TIMEOUT: 'soon', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '' }))
+      .toEqual({ scheduledDelayMillis: 100, maxQueueSize: 4096 });
+    expect(batchOptionsFromEnv({})).toEqual({});
   });
 });

@@ -3,7 +3,7 @@ import { W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { BatchSpanProcessorOptions, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 /** Environment as read by `startTelemetry`; `process.env` unless a test passes its own. */
@@ -91,7 +91,7 @@ export function spanProcessorsFromEnv(env: TelemetryEnv): SpanProcessor[] {
   if (names.includes('console')) processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
   if (names.length === 0 || names.includes('otlp')) {
     const exporter = new OTLPTraceExporter({ url: otlpTracesUrl(env), headers: otlpHeaders(env) });
-    processors.push(new BatchSpanProcessor({ exporter }));
+    processors.push(new BatchSpanProcessor({ exporter, ...batchOptionsFromEnv(env) }));
   }
   return processors;
 }
@@ -113,4 +113,24 @@ function otlpHeaders(env: TelemetryEnv): Record<string, string> {
     headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
   }
   return headers;
+}
+
+const BATCH_VARIABLES = {
+  OTEL_BSP_SCHEDULE_DELAY: 'scheduledDelayMillis',
+  OTEL_BSP_EXPORT_TIMEOUT: 'exportTimeoutMillis',
+  OTEL_BSP_MAX_QUEUE_SIZE: 'maxQueueSize',
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: 'maxExportBatchSize',
+} as const;
+
+/**
+ * The standard `OTEL_BSP_*` batching variables. The SDK reads them only for processors it builds
+ * itself; ours are built here (from `env`), so they are read here. Invalid values are ignored.
+ */
+export function batchOptionsFromEnv(env: TelemetryEnv): Partial<Omit<BatchSpanProcessorOptions, 'exporter'>> {
+  const options: Partial<Record<(typeof BATCH_VARIABLES)[keyof typeof BATCH_VARIABLES], number>> = {};
+  for (const [variable, option] of Object.entries(BATCH_VARIABLES)) {
+    const value = Number(env[variable]?.trim() || Number.NaN);
+    if (Number.isFinite(value) && value >= 0) options[option] = value;
+  }
+  return options;
 }

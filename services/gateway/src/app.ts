@@ -1,6 +1,7 @@
 import { ApiError, BACKEND_SERVICES, HTTP_HEADERS } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { SwitchboardConfig } from '@switchboard/service-kit';
+import { processMetrics, routeLabel } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +14,7 @@ import { endRequestTrace, startRequestTrace } from './http/trace.js';
 import type { RequestTrace } from './http/trace.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerMetricsRoute } from './routes/metrics.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import type { RouteRegistrar } from './routes/index.js';
 
@@ -54,6 +56,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request.id, request.log));
   registerHealthRoutes(app);
   registerDocsRoutes(app);
+  registerMetricsRoute(app);
   for (const register of [...ROUTE_MODULES, ...(options.routes ?? [])]) register(app);
   return app;
 }
@@ -69,9 +72,18 @@ function installRequestHooks(app: FastifyInstance, traces: WeakMap<IncomingMessa
   });
   app.addHook('onResponse', async (request, reply) => {
     endRequestTrace(request.sbTrace, request.method, request.routeOptions.url, reply.statusCode);
+    recordHttpMetrics(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
   });
   // A client that hangs up gets no response; its span still ends (499, as proxies log it).
   app.addHook('onRequestAbort', async (request) => {
     endRequestTrace(request.sbTrace, request.method, request.routeOptions.url, 499);
   });
+}
+
+/** `switchboard_http_requests_total` and `_duration_seconds`, by route template and status. */
+function recordHttpMetrics(method: string, route: string | undefined, status: number, elapsedMs: number): void {
+  const { httpRequests, httpRequestDuration } = processMetrics();
+  const labels = { method, route: routeLabel(route), status: String(status) };
+  httpRequests.inc(labels);
+  httpRequestDuration.observe(labels, elapsedMs / 1000);
 }

@@ -1,5 +1,5 @@
 import { createBus } from '@switchboard/bus';
-import { ConfigError, loadConfig } from '@switchboard/service-kit';
+import { ConfigError, loadConfig, startMetricsEndpoint } from '@switchboard/service-kit';
 import { createLogger, startTelemetry } from '@switchboard/telemetry';
 import { startSessionsService } from './service.js';
 
@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   if (!config.natsUrl) throw new ConfigError('SWITCHBOARD_NATS_URL is required for the distributed sessions service');
   const bus = await createBus({ name: 'sessions' });
   const service = await startSessionsService({ bus, config, logger });
+  const metrics = await startMetricsEndpoint(config, logger);
   logger.info('sessions service ready');
   let stopping = false;
   const stop = async (signal: string) => {
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'stopping');
     await service.close();
     await bus.close();
+    await metrics?.close();
     await telemetry.shutdown();
     process.exit(0);
   };

@@ -4,6 +4,7 @@ import type { EventStore } from '@switchboard/eventstore';
 import { openReadModelDatabase, openServiceEventStore, ProjectionRunner, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
 import type { ReadyReply } from '@switchboard/contracts';
+import { processMetrics } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import { SessionsApi } from './api.js';
 import { openChatNetwork } from './chat-network.js';
@@ -19,6 +20,8 @@ import { SessionSlots } from './connections/quota-slots.js';
 import { SessionListProjection } from './projections/session-list/projection.js';
 import { SessionListQueries } from './projections/session-list/queries.js';
 import { SessionsModule } from './sessions.module.js';
+import { IdempotentCreate } from './idempotency/create.js';
+import { SessionKeys } from './idempotency/handler.js';
 
 export interface SessionsServiceOptions {
   bus: Bus;
@@ -52,6 +55,8 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
 
   const commands = new SessionCommands(store, runner, clock);
   const queries = new SessionListQueries(db);
+  // switchboard_sessions{state}: read from the session list when Prometheus scrapes.
+  const removeSessionsGauge = processMetrics().sessions.addSource(() => queries.countsByStatus());
   const slots = new SessionSlots(bus, logger);
   const activity = new ActivityRecorder(async (sessionId, accountId, kind) => {
     await commands.execute(sessionId, accountId, { type: 'RecordActivity', activity: kind }).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'activity not recorded'));
@@ -73,13 +78,15 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() }, connections: { ok: true, detail: `${registry.size} live` } },
   });
   const media = new MediaSource(() => openBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'sessions-media' }));
-  const api = new SessionsApi(manager, new Deliveries(registry, manager, activity, media), queries, readiness);
+  const creator = new IdempotentCreate(new SessionKeys(store, clock), manager, clock, logger);
+  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, logger), queries, readiness);
   const app = await startMicroservice(SessionsModule.forApi(api), { bus, queue: 'sessions' });
 
   return {
     name: 'sessions',
     ready,
     close: async () => {
+      removeSessionsGauge();
       await app.close();
       activity.stop();
       await registry.stopAll();

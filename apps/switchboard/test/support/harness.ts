@@ -32,6 +32,15 @@ export interface HarnessOptions {
   processEnv?: Partial<Record<ServiceProcess, Record<string, string>>>;
   /** Every chunk any process prints, named by process (the whole run, not only the last 20 kB). */
   onOutput?: (process: string, chunk: string) => void;
+  /** A chat network emulator already running in its own process (benchmarks); else one is started. */
+  emulator?: EmulatorProcess;
+}
+
+/** The emulator as `npm run emulator` runs it: its own process, reached over loopback. */
+export interface EmulatorProcess {
+  wsUrl: string;
+  controlUrl: string;
+  stop(): Promise<void>;
 }
 
 const entry = (path: string) => join(REPO_ROOT, path);
@@ -54,33 +63,55 @@ function baseEnv(dataDir: string, options: HarnessOptions) {
   return { env, apiKey, adminKey };
 }
 
+export async function startEmulatorProcess(dataDir?: string): Promise<EmulatorProcess> {
+  const controlPort = await closedLoopbackPort();
+  const emulator = new NodeProcess('chat-emulator', entry('tools/chat-emulator/dist/src/main.js'), {
+    SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort), ...(dataDir ? { SWITCHBOARD_EMULATOR_DATA_DIR: dataDir } : {}),
+  });
+  emulator.start();
+  const [, wsUrl] = await emulator.waitForOutput(/WebSocket URL:\s+(\S+)/);
+  return { wsUrl: wsUrl!, controlUrl: `http://127.0.0.1:${controlPort}`, stop: () => emulator.stop() };
+}
+
 /** `npm start` as a child process: everything in one process, with its in-process emulator. */
 export async function startEmbedded(options: HarnessOptions = {}): Promise<SwitchboardUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-embedded-'));
   const { env, apiKey, adminKey } = baseEnv(dataDir, options);
   const port = await closedLoopbackPort();
   const controlPort = await closedLoopbackPort();
+  const external: Record<string, string> = options.emulator ? { SWITCHBOARD_EMULATOR_URL: options.emulator.wsUrl } : {};
   const app = new NodeProcess('switchboard', entry('apps/switchboard/dist/src/embedded.js'), {
-    ...env, SWITCHBOARD_PORT: String(port), SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort),
+    ...env, ...external, SWITCHBOARD_PORT: String(port), SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort),
   }, options.onOutput);
   const url = `http://127.0.0.1:${port}`;
   const start = async () => {
     app.start();
     await waitUntilReady(`${url}/readyz`, [app]);
   };
-  await start();
+  const close = async () => {
+    await app.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  await stopIfFailing(start, close);
   return {
     mode: 'embedded', url, apiKey, adminKey,
-    emulator: new EmulatorControlClient(`http://127.0.0.1:${controlPort}`),
+    emulator: new EmulatorControlClient(options.emulator?.controlUrl ?? `http://127.0.0.1:${controlPort}`),
     crashAndRestartSessions: async () => {
       await app.kill();
       await start();
     },
-    close: async () => {
-      await app.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    close,
   };
+}
+
+/** Runs `start`; if it fails, nothing it started outlives the failed test (no leaked processes). */
+async function stopIfFailing(start: () => Promise<void>, close: () => Promise<void>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The distributed mode: an emulator process, a private NATS, the three services and the gateway. */
@@ -89,36 +120,32 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
   const { env, apiKey, adminKey } = baseEnv(dataDir, options);
   // JetStream: the distributed mode keeps media blobs in a NATS object store.
   const nats = await PrivateNatsServer.start({ jetstream: true });
-  const controlPort = await closedLoopbackPort();
-  const emulatorProcess = new NodeProcess('chat-emulator', entry('tools/chat-emulator/dist/src/main.js'), {
-    SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort), SWITCHBOARD_EMULATOR_DATA_DIR: join(dataDir, 'emulator'),
-  });
-  emulatorProcess.start();
-  const [, wsUrl] = await emulatorProcess.waitForOutput(/WebSocket URL:\s+(\S+)/);
+  const emulator = options.emulator ?? (await startEmulatorProcess(join(dataDir, 'emulator')));
   const port = await closedLoopbackPort();
-  const serviceEnv = { ...env, SWITCHBOARD_NATS_URL: nats.url, SWITCHBOARD_EMULATOR_URL: wsUrl!, SWITCHBOARD_PORT: String(port) };
+  const serviceEnv = { ...env, SWITCHBOARD_NATS_URL: nats.url, SWITCHBOARD_EMULATOR_URL: emulator.wsUrl, SWITCHBOARD_PORT: String(port) };
   const service = (name: ServiceProcess) =>
     new NodeProcess(name, entry(`services/${name}/dist/src/main.js`), { ...serviceEnv, ...options.processEnv?.[name] }, options.onOutput);
   const processes = (['quota', 'sessions', 'messaging', 'gateway'] as const).map(service);
   const sessions = processes[1]!;
   for (const p of processes) p.start();
   const url = `http://127.0.0.1:${port}`;
-  const all = [emulatorProcess, ...processes];
-  await waitUntilReady(`${url}/readyz`, all);
+  const all = processes;
+  const close = async () => {
+    for (const p of [...processes].reverse()) await p.stop();
+    if (!options.emulator) await emulator.stop();
+    await nats.stop({ removeStore: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  await stopIfFailing(() => waitUntilReady(`${url}/readyz`, all), close);
   return {
     mode: 'distributed', url, apiKey, adminKey,
-    emulator: new EmulatorControlClient(`http://127.0.0.1:${controlPort}`),
+    emulator: new EmulatorControlClient(emulator.controlUrl),
     crashAndRestartSessions: async () => {
       await sessions.kill();
       sessions.start();
       await waitUntilReady(`${url}/readyz`, all);
     },
-    close: async () => {
-      for (const p of [...processes].reverse()) await p.stop();
-      await emulatorProcess.stop();
-      await nats.stop({ removeStore: true });
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

@@ -12,6 +12,8 @@ export interface CollectedSpan {
   spanId: string;
   parentSpanId: string | undefined;
   name: string;
+  /** Start time, milliseconds since the epoch (for ordering). */
+  startMs: number;
   kind: 'internal' | 'server' | 'client' | 'producer' | 'consumer' | 'unspecified';
   links: { traceId: string; spanId: string }[];
   attributes: Record<string, string | number | boolean>;
@@ -73,7 +75,12 @@ export function decodeTraceExport(body: Uint8Array): CollectedSpan[] {
   return spans;
 }
 
-/** Span: trace_id 1, span_id 2, parent_span_id 4, name 5, kind 6, attributes 9, links 13. */
+function fixed64(fields: WireField[], field: number): bigint {
+  const bytes = messages(fields, field)[0];
+  return bytes?.length === 8 ? Buffer.from(bytes).readBigUInt64LE(0) : 0n;
+}
+
+/** Span: trace_id 1, span_id 2, parent_span_id 4, name 5, kind 6, start 7, attributes 9, links 13. */
 function decodeSpan(fields: WireField[], service: string): CollectedSpan {
   const links = messages(fields, 13).map((link) => {
     const f = readFields(link);
@@ -85,6 +92,7 @@ function decodeSpan(fields: WireField[], service: string): CollectedSpan {
     spanId: hex(fields, 2) ?? '',
     parentSpanId: hex(fields, 4),
     name: text(fields, 5) ?? '',
+    startMs: Number(fixed64(fields, 7)) / 1e6,
     kind: KINDS[varintOf(fields, 6) ?? 0] ?? 'unspecified',
     links,
     attributes: attributesOf(fields, 9),

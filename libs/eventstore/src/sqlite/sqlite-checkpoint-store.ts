@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { CheckpointStore } from '../checkpoint-store.js';
 import type { SubscriptionStart } from '../event-store.js';
 import { openSqliteDatabase } from './sqlite-database.js';
@@ -14,6 +14,7 @@ const checkpointsSchema =
 export class SqliteCheckpointStore implements CheckpointStore {
   readonly #db: DatabaseSync;
   readonly #ownsDatabase: boolean;
+  #save: StatementSync | undefined;
 
   private constructor(db: DatabaseSync, ownsDatabase: boolean) {
     this.#db = db;
@@ -47,12 +48,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   saveSync(name: string, position: bigint): void {
-    this.#db
-      .prepare(
-        'INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?) ' +
-          'ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
-      )
-      .run(name, position, Date.now());
+    // Prepared once: a projection saves its checkpoint with every event it applies.
+    this.#save ??= this.#db.prepare(
+      'INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?) ' +
+        'ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at',
+    );
+    this.#save.run(name, position, Date.now());
   }
 
   async close(): Promise<void> {

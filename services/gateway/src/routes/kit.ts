@@ -68,12 +68,15 @@ export function defineRoute<E extends EndpointContract>(
 }
 
 function authHook(app: FastifyInstance, scope: ApiKeyScope) {
-  return async (request: FastifyRequest): Promise<void> => {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const principal = await app.gateway.auth.authenticate(request.headers.authorization, {
       requestId: request.id,
       traceContext: request.sbTrace.context,
     });
     request.principal = principal;
+    // Every later line of this request, fastify's "request completed" included (it logs through
+    // the reply), names the account: its id; the key itself is never logged.
+    if (principal.accountId) reply.log = request.log = request.log.child({ account_id: principal.accountId });
     if (!hasScope(principal, scope)) {
       throw new ApiError('FORBIDDEN', `This API key lacks the "${scope}" scope needed for this endpoint.`);
     }

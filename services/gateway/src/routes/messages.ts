@@ -40,12 +40,9 @@ export function registerMessageRoutes(app: FastifyInstance): void {
 
 async function sendMessage(ctx: RouteContext<SendEndpoint>, subject: SendSubject, kind: MessageType) {
   const idempotencyKey = idempotencyKeyOf(ctx.request);
-  const request = {
-    accountId: ctx.accountId,
-    idempotencyKey,
-    requestHash: createHash('sha256').update(idempotencyHashInput(kind, ctx.body), 'utf8').digest('hex'),
-    body: ctx.body,
-  } as RequestInput<SendSubject>;
+  // The hash only matters to a key's later requests: without a key there is nothing to compare.
+  const requestHash = idempotencyKey === null ? {} : { requestHash: createHash('sha256').update(idempotencyHashInput(kind, ctx.body), 'utf8').digest('hex') };
+  const request = { accountId: ctx.accountId, idempotencyKey, ...requestHash, body: ctx.body } as RequestInput<SendSubject>;
   let reply: ReplyOf<SendSubject> & { mediaType?: string };
   try {
     reply = await ctx.call(subject, request as never, { timeoutMs: ctx.config.sendDeadlineMs + SEND_MARGIN_MS });

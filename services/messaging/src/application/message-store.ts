@@ -1,7 +1,7 @@
 import { messageStream } from '@switchboard/contracts';
 import type { MessageEvent, MessageStatusView } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
-import { eventMetadata, executeCommand, loadAggregate } from '@switchboard/service-kit';
+import { AggregateCache, eventMetadata, executeCommand, loadAggregate, traceparentOf } from '@switchboard/service-kit';
 import type { CommandResult, ProjectionRunner } from '@switchboard/service-kit';
 import type { MessageCommand } from '../message/commands.js';
 import { decide } from '../message/decide.js';
@@ -10,6 +10,11 @@ import type { AcceptedState, Message } from '../message/state.js';
 import type { Clock } from './clock.js';
 
 const VISIBLE_WITHIN_MS = 5_000;
+/**
+ * Messages whose folded state stays in memory: a message's commands (accepted, sent, delivered,
+ * read) come within seconds of each other, so a few thousand cover every send in flight.
+ */
+const CACHED_MESSAGES = 4_096;
 
 /** Distributes the commands that don't need the time: `at` is filled in from the clock. */
 type TimedCommand = MessageCommand extends infer C ? (C extends { at: string } ? Omit<C, 'at'> : never) : never;
@@ -18,8 +23,12 @@ type TimedCommand = MessageCommand extends infer C ? (C extends { at: string } ?
  * The `message-msg_…` streams: load a message, or run one command through the handler loop
  * (read, fold, decide, append with the expected revision, retry on conflict). After an append it
  * waits until the status read model shows it, so a lookup right after a reply sees the reply.
+ * Folded messages are cached with their revision: a send's later commands append without
+ * re-reading the stream, and a load reads only what another writer appended since.
  */
 export class MessageStore {
+  private readonly cache = new AggregateCache<Message>(CACHED_MESSAGES);
+
   constructor(
     private readonly store: EventStore,
     private readonly clock: Clock,
@@ -27,7 +36,15 @@ export class MessageStore {
   ) {}
 
   async load(messageId: string): Promise<Message> {
-    return (await loadAggregate(this.store, messageStream(messageId), messageFold)).state;
+    return (await loadAggregate(this.store, messageStream(messageId), messageFold, this.cache)).state;
+  }
+
+  /**
+   * The `traceparent` stored with the message's last `type` event (its first event without one):
+   * the request a receipt or a recovery links its span to.
+   */
+  async traceparent(messageId: string, type?: string): Promise<string | undefined> {
+    return traceparentOf(await this.store.readStream(messageStream(messageId)), type);
   }
 
   async execute(
@@ -42,7 +59,7 @@ export class MessageStore {
     const now = this.clock.now();
     const full = { ...command, at: now.toISOString() } as MessageCommand;
     const metadata = eventMetadata({ accountId, correlationId, now });
-    const result = await executeCommand(this.store, messageStream(messageId), messageFold, (state) => decide(full, state), metadata);
+    const result = await executeCommand(this.store, messageStream(messageId), messageFold, (state) => decide(full, state), metadata, { cache: this.cache });
     if (waitVisible && result.position !== undefined && this.runner) await visible(this.runner, result.position);
     return result;
   }

@@ -1,4 +1,5 @@
 import { ApiError } from '@switchboard/contracts';
+import { outcomeOf, processMetrics } from '@switchboard/telemetry';
 import type { MessageRef, MessageStatusView, ReadyReply, RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
 import type { MessageStore } from '../application/message-store.js';
 import { viewOfState } from '../application/message-store.js';
@@ -21,8 +22,17 @@ export class MessagingApi {
     return this.readinessCheck();
   }
 
-  send(request: SendRequest, call: SendCall): Promise<SendReply> {
-    return this.pipeline.send(request, call);
+  /** Counted in `switchboard_sends_total{type, outcome}`: `sent`, `pending` or the error code. */
+  async send(request: SendRequest, call: SendCall): Promise<SendReply> {
+    const sends = processMetrics().sends;
+    try {
+      const reply = await this.pipeline.send(request, call);
+      sends.inc({ type: request.kind, outcome: reply.status });
+      return reply;
+    } catch (error) {
+      sends.inc({ type: request.kind, outcome: outcomeOf(error) });
+      throw error;
+    }
   }
 
   /** The status lookup: the read model, else the stream (a message sent a moment ago elsewhere). */

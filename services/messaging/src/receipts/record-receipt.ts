@@ -1,6 +1,8 @@
 import type { RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
+import { processMetrics, runInLinkedSpan, secondsBetween } from '@switchboard/telemetry';
 import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
+import type { Message } from '../message/state.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 
 export interface ReceiptOptions {
@@ -20,8 +22,21 @@ export interface ReceiptOptions {
 export async function recordReceipt(command: RecordReceiptCommand, o: ReceiptOptions): Promise<RecordReceiptReply> {
   const messageId = await matchNetworkId(command, o);
   if (messageId === null) return { messageId: null, applied: false };
-  const result = await o.messages.execute(messageId, command.accountId, { type: 'RecordReceipt', receipt: command.receipt });
-  return { messageId, applied: result.events.length > 0 };
+  // Minutes may have passed since the send: a span of the receipt's trace LINKED to the send's.
+  const sent = await o.messages.traceparent(messageId, 'MessageSent');
+  return runInLinkedSpan('record receipt', sent, async (span) => {
+    span.setAttributes({ 'chat.receipt': command.receipt, 'switchboard.message.id': messageId });
+    const result = await o.messages.execute(messageId, command.accountId, { type: 'RecordReceipt', receipt: command.receipt });
+    if (result.events.length > 0) observeDeliveryLatency(result.state, command.receipt);
+    return { messageId, applied: result.events.length > 0 };
+  });
+}
+
+/** `switchboard_delivery_latency_seconds{receipt}`: from the network's acknowledgement to the receipt. */
+function observeDeliveryLatency(state: Message, receipt: RecordReceiptCommand['receipt']): void {
+  if (state.status !== 'delivered' && state.status !== 'read') return;
+  const seconds = secondsBetween(state.sentAt, receipt === 'read' && state.status === 'read' ? state.readAt : state.deliveredAt);
+  if (seconds !== undefined) processMetrics().deliveryLatency.observe({ receipt }, seconds);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { runInRootSpan, spanContextFromTraceparent } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import type { Clock } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
@@ -66,7 +67,14 @@ export class Recovery {
     return open.length;
   }
 
+  /** Each recovered message in a trace of its own, LINKED to the request that accepted it. */
   private async finish(messageId: string): Promise<void> {
+    const accepted = spanContextFromTraceparent(await this.o.messages.traceparent(messageId).catch(() => undefined));
+    const options = { links: accepted ? [{ context: accepted }] : [], attributes: { 'switchboard.message.id': messageId } };
+    await runInRootSpan('recover message', options, () => this.finishNow(messageId));
+  }
+
+  private async finishNow(messageId: string): Promise<void> {
     try {
       const state = await this.o.messages.load(messageId);
       if (state.status === 'pending') {

@@ -94,7 +94,7 @@ export class SendPipeline {
     const delivery = this.o.delivery.deliver(state.messageId, correlationId, mediaBytes);
     // Past the deadline nobody awaits it: an unexpected error is logged, and recovery retries.
     delivery.catch((error: unknown) => this.o.logger.error({ messageId: state.messageId, err: error }, 'delivery stopped unexpectedly'));
-    const outcome = await Promise.race([delivery, sleep(this.o.sendDeadlineMs).then(() => null)]);
+    const outcome = await withinDeadline(delivery, this.o.sendDeadlineMs);
     if (outcome !== null && outcome.status === 'failed') throw outcome.error;
     const mediaType = state.content.type === 'media' ? { mediaType: state.content.media.mediaType } : {};
     return {
@@ -145,5 +145,19 @@ export class SendPipeline {
       if (Date.now() >= giveUpAt) return null;
       await sleep(50);
     }
+  }
+}
+
+/**
+ * `work`'s result, or null once `ms` passed. The timer is cleared with the answer: left running,
+ * every send would keep a timer and its promise chain alive for the whole deadline (10 s).
+ */
+async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolve) => (timer = setTimeout(resolve, ms, null)));
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }

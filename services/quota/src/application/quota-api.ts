@@ -5,6 +5,7 @@ import type {
   ReleaseSessionReply, ReserveDailyRequest, ReserveSessionReply, RevokeKeyCommand, RevokeKeyReply, SessionSlotRequest,
   SetPlanCommand,
 } from '@switchboard/contracts';
+import { processMetrics } from '@switchboard/telemetry';
 import { ulid } from 'ulid';
 import { AccountNotFound, KeyNotFound } from '../account/errors.js';
 import type { KeyRecord, QuotaReadModel } from '../projections/read-model.js';
@@ -35,7 +36,7 @@ export class QuotaApi {
   }
 
   reserveSession(request: SessionSlotRequest, ctx?: CallContext): Promise<ReserveSessionReply> {
-    return this.commands.reserveSession(request, ctx);
+    return countRejection(this.commands.reserveSession(request, ctx));
   }
 
   releaseSession(request: SessionSlotRequest, ctx?: CallContext): Promise<ReleaseSessionReply> {
@@ -43,7 +44,7 @@ export class QuotaApi {
   }
 
   reserveDaily(request: ReserveDailyRequest, ctx?: CallContext): Promise<DailyUsage> {
-    return this.commands.reserveDaily(request.accountId, request.messageId, ctx);
+    return countRejection(this.commands.reserveDaily(request.accountId, request.messageId, ctx));
   }
 
   refundDaily(request: RefundDailyRequest, ctx?: CallContext): Promise<RefundDailyReply> {
@@ -121,4 +122,17 @@ export class QuotaApi {
 
 function view(key: KeyRecord): ApiKeyView {
   return { keyId: key.keyId, accountId: key.accountId, scopes: key.scopes, createdAt: key.createdAt, revokedAt: key.revokedAt };
+}
+
+/** Plan limits as `switchboard_quota_rejections_total{kind}`. */
+const REJECTION_KINDS: Readonly<Record<string, string>> = { DAILY_MESSAGE_LIMIT_REACHED: 'daily_messages', SESSION_LIMIT_REACHED: 'sessions' };
+
+async function countRejection<T>(reservation: Promise<T>): Promise<T> {
+  try {
+    return await reservation;
+  } catch (error) {
+    const kind = error instanceof ApiError ? REJECTION_KINDS[error.code] : undefined;
+    if (kind) processMetrics().quotaRejections.inc({ kind });
+    throw error;
+  }
 }

@@ -74,12 +74,15 @@ export class EventPublisher {
       for (;;) {
         const from = this.options.lease ? this.options.lease.acquire() : this.position;
         if (from === undefined) return;
-        const page = await this.pageAfter(from);
+        const { events: page, complete } = await this.pageAfter(from);
         if (page.length === 0) return;
         for (const event of page) await this.publish(event);
         const last = page.at(-1)!.position;
         this.position = last;
         if (this.options.lease && !this.options.lease.advance(last)) return;
+        // Nothing was left out of this page: anything appended since wakes another pass (and
+        // the poll timer covers other processes), so no second read just to find it empty.
+        if (complete) return;
       }
     } catch (error) {
       // Bus down or store busy: the recorded position stays, the next wake retries.
@@ -101,14 +104,18 @@ export class EventPublisher {
     await this.options.bus.publish(subjectForEvent(raw.type as DomainEventType), body);
   }
 
-  /** The next events of both categories in position order (cut where a full page ends). */
-  private async pageAfter(from: bigint): Promise<RecordedEvent[]> {
+  /**
+   * The next events of both categories in position order (cut where a full page ends);
+   * `complete` when no page was full, so nothing stored before the read was left out.
+   */
+  private async pageAfter(from: bigint): Promise<{ events: RecordedEvent[]; complete: boolean }> {
     const pages = await Promise.all(
       categories.map((category) => this.options.store.readAll({ category, fromPosition: from + 1n, maxCount: pageSize })),
     );
     const cutoff = pages.filter((p) => p.length === pageSize).map((p) => p.at(-1)!.position);
     const limit = cutoff.length === 0 ? undefined : cutoff.reduce((a, b) => (a < b ? a : b));
-    return pages.flat().filter((e) => limit === undefined || e.position <= limit).sort((a, b) => (a.position < b.position ? -1 : 1));
+    const events = pages.flat().filter((e) => limit === undefined || e.position <= limit).sort((a, b) => (a.position < b.position ? -1 : 1));
+    return { events, complete: limit === undefined };
   }
 }
 

@@ -1,4 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 
 /**
  * Who publishes the quota events, and up to which store position. Replicas that share one SQLite
@@ -11,6 +12,7 @@ export class PublicationLease {
   /** While well inside our own lease, no other replica can hold it: skip the transaction. */
   private heldUntil = 0;
   private position = 0n;
+  private advanceStatement: StatementSync | undefined;
 
   constructor(path: string, private readonly holder: string, private readonly leaseMs: number) {
     this.db = new DatabaseSync(path);
@@ -43,7 +45,9 @@ export class PublicationLease {
 
   /** Records progress; false when the lease was lost meanwhile (the new holder goes on). */
   advance(position: bigint): boolean {
-    const result = this.db.prepare('UPDATE quota_publisher SET position = ? WHERE id = 1 AND holder = ? AND position < ?').run(position, this.holder, position);
+    // Prepared once: this runs after every published batch, often once per quota event.
+    this.advanceStatement ??= this.db.prepare('UPDATE quota_publisher SET position = ? WHERE id = 1 AND holder = ? AND position < ?');
+    const result = this.advanceStatement.run(position, this.holder, position);
     if (result.changes === 0) {
       this.heldUntil = 0;
       return false;

@@ -1,5 +1,7 @@
 import { ApiError } from '@switchboard/contracts';
 import type { DeliverMessageCommand, DeliverMessageReply } from '@switchboard/contracts';
+import { SpanKind, processMetrics, runInSpan, timeAsync } from '@switchboard/telemetry';
+import type { Logger } from '@switchboard/telemetry';
 import { ChatNetworkError, NotConnectedError, RecipientNotOnNetworkError } from '../chat/index.js';
 import type { ChatDriver, SentMessage } from '../chat/index.js';
 import { SessionNotConnected } from '../session/errors.js';
@@ -26,6 +28,7 @@ export class Deliveries {
     private readonly manager: ConnectionManager,
     private readonly activity: ActivityRecorder,
     private readonly media: MediaSource,
+    private readonly logger?: Logger,
   ) {}
 
   async deliver(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
@@ -51,11 +54,25 @@ export class Deliveries {
 
   private async send(driver: ChatDriver, command: DeliverMessageCommand): Promise<DeliverMessageReply> {
     try {
-      const sent = await sendContent(driver, command, this.media);
+      const sent = await this.traced(command, () => sendContent(driver, command, this.media));
       return { messageId: command.messageId, networkMessageId: sent.id, sentAt: sent.timestamp.toISOString() };
     } catch (error) {
       throw asApiError(error);
     }
+  }
+
+  /**
+   * The driver's send as a CLIENT span of the request's trace (issue 7) and its time until the
+   * network acknowledged it in `switchboard_send_ack_duration_seconds`.
+   */
+  private async traced(command: DeliverMessageCommand, send: () => Promise<SentMessage>): Promise<SentMessage> {
+    const type = command.content.type;
+    const attributes = { 'chat.message.type': type, 'chat.session.id': command.sessionId, 'switchboard.message.id': command.messageId };
+    return runInSpan(`chat send ${type}`, { kind: SpanKind.CLIENT, attributes }, async () => {
+      const sent = await timeAsync(processMetrics().sendAckDuration, { type }, send);
+      this.logger?.debug({ messageId: command.messageId, sessionId: command.sessionId, type }, 'message acknowledged by the chat network');
+      return sent;
+    });
   }
 
   private remember(key: string, attempt: Promise<DeliverMessageReply>): void {

@@ -2,6 +2,7 @@ import { MessagingSubjects } from '@switchboard/contracts';
 import type { RecordReceiptCommand } from '@switchboard/contracts';
 import { NoResponderError, RemoteError } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
+import { SpanKind, runInRootSpan, withLogFields } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 
 const RECEIPT_TIMEOUT_MS = 5_000;
@@ -19,7 +20,18 @@ export class ReceiptForwarder {
     private readonly logger: Logger,
   ) {}
 
-  async forward(receipt: RecordReceiptCommand): Promise<void> {
+  /**
+   * A receipt is news from the network, not part of any request: it starts a trace of its own
+   * (messaging links it to the send), with the account on its log lines.
+   */
+  forward(receipt: RecordReceiptCommand): Promise<void> {
+    const attributes = { 'chat.receipt': receipt.receipt, 'chat.session.id': receipt.sessionId };
+    return withLogFields({ account_id: receipt.accountId }, () =>
+      runInRootSpan(`chat receipt ${receipt.receipt}`, { kind: SpanKind.CONSUMER, attributes }, () => this.forwardWithRetries(receipt)),
+    );
+  }
+
+  private async forwardWithRetries(receipt: RecordReceiptCommand): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.bus.request(MessagingSubjects.recordReceipt.subject, receipt, { timeoutMs: RECEIPT_TIMEOUT_MS });

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { ListSessionsRequest, ListSessionsResult, SessionStatus, SessionView } from '@switchboard/contracts';
+import { SessionStatus } from '@switchboard/contracts';
+import type { ListSessionsRequest, ListSessionsResult, SessionView } from '@switchboard/contracts';
 import { fromDb } from './projection.js';
 import type { DbRow } from './projection.js';
 
@@ -33,6 +34,13 @@ export class SessionListQueries {
       .prepare(`SELECT * FROM session_list WHERE account_id = ?${filter} ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?`)
       .all(...params, request.limit, request.offset) as unknown as DbRow[];
     return { sessions: rows.map(view), total: Number(total.n), limit: request.limit, offset: request.offset };
+  }
+
+  /** How many sessions are in each status, every status listed (0 included): the sessions gauge. */
+  countsByStatus(): [{ state: SessionStatus }, number][] {
+    const rows = this.db.prepare('SELECT status, count(*) AS n FROM session_list GROUP BY status').all() as { status: string; n: number }[];
+    const counts = new Map(rows.map((row) => [row.status, Number(row.n)]));
+    return SessionStatus.options.map((state) => [{ state }, counts.get(state) ?? 0]);
   }
 
   /** Every session (of every account) in one of `statuses`: what a restart must pick up again. */
