@@ -20,15 +20,16 @@ export interface NetworkSnapshot {
   contacts: Record<string, ContactSettings>;
 }
 
-const FLUSH_DELAY_MS = 200;
-
 /**
- * Files under the data directory: JSON documents written atomically (temp file + rename) shortly
- * after a change, and one append-only JSON-lines inbox per contact.
+ * Files under the data directory: JSON documents written atomically (temp file + rename) at the
+ * end of the event-loop turn that changed them, and one append-only JSON-lines inbox per contact.
+ * The network must not forget a device it just linked: the in-process emulator dies with a
+ * SIGKILLed Switchboard, and on restart that device has to log in again as on the real network.
+ * Writing once per turn (not on a timer) keeps that window to the turn itself.
  */
 export class StateStore {
   private readonly dirty = new Map<string, () => string>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Immediate | undefined;
 
   constructor(private readonly dir: string) {
     for (const sub of ['peers', 'inbox', 'media']) mkdirSync(join(dir, sub), { recursive: true });
@@ -79,7 +80,7 @@ export class StateStore {
   }
 
   flush(): void {
-    clearTimeout(this.timer);
+    if (this.timer) clearImmediate(this.timer);
     this.timer = undefined;
     const pending = [...this.dirty];
     this.dirty.clear();
@@ -88,7 +89,7 @@ export class StateStore {
 
   private markDirty(file: string, produce: () => string): void {
     this.dirty.set(file, produce);
-    this.timer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+    this.timer ??= setImmediate(() => this.flush());
   }
 
   private writeNow(file: string, text: string): void {
