@@ -16,3 +16,5 @@ export { hashApiKey, mintApiKey, parseApiKeySecret, sameKeyHash } from './api-ke
 export { startMetricsEndpoint } from './observability.js';
 export { traceparentOf } from './stored-events.js';
 export { isLoopbackHost } from './loopback.js';
+export { runServiceProcess } from './service-process.js';
+export type { ServiceProcessContext } from './service-process.js';

@@ -1,0 +1,55 @@
+import { createBus } from '@switchboard/bus';
+import type { Bus } from '@switchboard/bus';
+import { createLogger, startTelemetry } from '@switchboard/telemetry';
+import type { Logger } from '@switchboard/telemetry';
+import { ConfigError, loadConfig } from './config.js';
+import type { SwitchboardConfig } from './config.js';
+import type { RunningService } from './microservice.js';
+import { startMetricsEndpoint } from './observability.js';
+
+export interface ServiceProcessContext {
+  bus: Bus;
+  config: SwitchboardConfig;
+  logger: Logger;
+}
+
+/**
+ * The distributed-mode process of one service (`node services/<name>/dist/src/main.js`): tracing
+ * from OTEL_* first (before anything opens a span), config, logger, NATS, the service, its metrics
+ * port; SIGTERM/SIGINT close it all in reverse order and exit 0; a failed start exits 1.
+ */
+export function runServiceProcess<S extends RunningService>(
+  name: string,
+  start: (context: ServiceProcessContext) => Promise<S>,
+  afterStart?: (service: S) => void,
+): void {
+  const telemetry = startTelemetry({ serviceName: name });
+  const logger = createLogger({ service: name });
+  const main = async () => {
+    const config = loadConfig();
+    // Alone on an in-process bus the service would reach no other service at all.
+    if (!config.natsUrl) throw new ConfigError(`SWITCHBOARD_NATS_URL is required to run the ${name} service as its own process`);
+    const bus = await createBus({ name, logger });
+    const service = await start({ bus, config, logger });
+    const metrics = await startMetricsEndpoint(config, logger);
+    afterStart?.(service);
+    logger.info(`${name} service ready`);
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, `${name} service stopping`);
+      await service.close();
+      await bus.close();
+      await metrics?.close();
+      await telemetry.shutdown();
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  };
+  main().catch((error: unknown) => {
+    process.stderr.write(`${name} service failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
