@@ -31,9 +31,13 @@ export function startRequestTrace(method: string, path: string): RequestTrace {
   return { span, context: trace.setSpan(ROOT_CONTEXT, span), traceId: span.spanContext().traceId };
 }
 
-/** Names the span after the matched route and ends it with the response status. */
+/**
+ * Names the span after the matched route and ends it with the response status. Once only: a
+ * client that aborts can trigger both `onRequestAbort` and `onResponse`.
+ */
 export function endRequestTrace(requestTrace: RequestTrace, method: string, route: string | undefined, status: number): void {
   const { span } = requestTrace;
+  if (!span.isRecording()) return;
   if (route) {
     span.updateName(`${method} ${route}`);
     span.setAttribute('http.route', route);
