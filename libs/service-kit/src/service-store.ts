@@ -34,6 +34,7 @@ export function openServiceEventStore(service: ServiceName, config: StoreConfig)
  */
 export function openReadModelDatabase(service: ServiceName, config: StoreConfig): DatabaseSync {
   const db = new DatabaseSync(join(serviceDataDir(service, config), 'read-models.sqlite'));
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;');
+  // busy_timeout first: switching to WAL needs a lock that another process starting beside us may hold.
+  db.exec('PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   return db;
 }

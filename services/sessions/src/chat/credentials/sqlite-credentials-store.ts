@@ -39,7 +39,7 @@ export class SqliteCredentialsStore {
   constructor(options: { path: string; key: Buffer }) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     this.#db = new DatabaseSync(options.path);
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    this.#db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     this.#db.exec(SCHEMA);
     this.#cipher = new CredentialsCipher(options.key);
     this.#select = this.#db.prepare('SELECT value FROM chat_credentials WHERE session_id = ? AND kind = ? AND key_id = ?');
