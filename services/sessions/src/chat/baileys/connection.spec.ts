@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextEvent } from '../testing/driver-events.js';
 import { ChatFixture, uniquePhone } from '../testing/chat-fixture.js';
 import { pairWithPhone } from '../testing/pair.js';
+import { waitForReceived } from '../testing/emulator-control.js';
 
 let emulator: RunningEmulator;
 let chat: ChatFixture;
@@ -23,7 +24,7 @@ describe('keeping a session connected', () => {
     await pairWithPhone(driver, chat.control, phone);
     const lost = nextEvent(driver, 'disconnected');
     const back = nextEvent(driver, 'connected');
-    await chat.control.dropDevice(phone);
+    await chat.control.drop(phone);
     expect(await lost).toEqual({ reason: 'connection_lost', willReconnect: true });
     expect((await back).phone).toBe(phone);
     const contact = uniquePhone('1444');
@@ -37,7 +38,7 @@ describe('keeping a session connected', () => {
     await pairWithPhone(driver, chat.control, phone);
     expect(chat.store.rowCount('ses_unlinked')).toBeGreaterThan(0);
     const disconnected = nextEvent(driver, 'disconnected');
-    await chat.control.logoutDevice(phone);
+    await chat.control.logout(phone);
     expect(await disconnected).toEqual({ reason: 'logged_out', willReconnect: false });
     expect(chat.store.rowCount('ses_unlinked')).toBe(0);
   });
@@ -62,7 +63,7 @@ describe('keeping a session connected', () => {
     for (const contact of contacts) await chat.control.setContact(contact, { onNetwork: true, deliverAfterMs: 20, readAfterMs: 40 });
     const sent = await Promise.all(drivers.map((driver, index) => driver.sendText(contacts[index]!, `from session ${index}`)));
     for (const [index, message] of sent.entries()) {
-      const received = await chat.control.waitForReceived(contacts[index]!, message.id);
+      const received = await waitForReceived(chat.control, contacts[index]!, message.id);
       expect(received).toMatchObject({ from: phones[index], text: `from session ${index}` });
     }
   }, 90_000);

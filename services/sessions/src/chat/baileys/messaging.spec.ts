@@ -5,7 +5,8 @@ import type { ChatDriver, ReceiptEvent, SentMessage } from '../driver.js';
 import { NotConnectedError, RecipientNotOnNetworkError } from '../errors.js';
 import { nextEvent } from '../testing/driver-events.js';
 import { ChatFixture, uniquePhone } from '../testing/chat-fixture.js';
-import type { ReceivedByContact } from '../testing/emulator-control.js';
+import type { ReceivedMessage } from '@switchboard/chat-emulator';
+import { waitForReceived } from '../testing/emulator-control.js';
 import { pairWithPhone } from '../testing/pair.js';
 
 let emulator: RunningEmulator;
@@ -32,8 +33,8 @@ async function newContact(): Promise<string> {
   return phone;
 }
 
-function receivedBy(contact: string, id: string): Promise<ReceivedByContact> {
-  return chat.control.waitForReceived(contact, id);
+function receivedBy(contact: string, id: string): Promise<ReceivedMessage> {
+  return waitForReceived(chat.control, contact, id);
 }
 
 async function receiptsOf(sent: SentMessage): Promise<string[]> {
@@ -102,7 +103,7 @@ describe('sending through a connected session', () => {
     const contact = await newContact();
     await driver.sendText(contact, 'write back');
     const inbound = nextEvent(driver, 'inbound', (message) => message.from === contact);
-    await chat.control.sendFromContact(contact, me, 'a reply from the contact');
+    await chat.control.inbound(contact, me, 'a reply from the contact');
     expect(await inbound).toMatchObject({ from: contact, type: 'text', text: 'a reply from the contact' });
   });
 

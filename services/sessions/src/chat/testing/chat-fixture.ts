@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ChatDriver } from '../driver.js';
 import { BaileysChatNetwork, type BaileysChatNetworkOptions } from '../baileys/baileys-chat-network.js';
 import { SqliteCredentialsStore } from '../credentials/sqlite-credentials-store.js';
-import { EmulatorControl } from './emulator-control.js';
+import { EmulatorControlClient } from '@switchboard/chat-emulator';
 
 /** Where a running emulator listens, and the test trust it hands out. */
 export interface EmulatorEndpoints {
@@ -32,7 +32,7 @@ export class ChatFixture {
   private constructor(
     readonly network: BaileysChatNetwork,
     readonly store: SqliteCredentialsStore,
-    readonly control: EmulatorControl,
+    readonly control: EmulatorControlClient,
     readonly dataDir: string,
     readonly secretKey: Buffer,
     private readonly ownsDataDir: boolean,
@@ -53,7 +53,7 @@ export class ChatFixture {
       reconnect: { initialDelayMs: 100, maxDelayMs: 2_000 },
       ...networkOptions,
     });
-    return new ChatFixture(network, store, new EmulatorControl(emulator.controlUrl), dir, secretKey, dataDir === undefined);
+    return new ChatFixture(network, store, new EmulatorControlClient(emulator.controlUrl), dir, secretKey, dataDir === undefined);
   }
 
   driver(sessionId: string): ChatDriver {
