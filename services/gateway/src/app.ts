@@ -5,11 +5,15 @@ import { processMetrics, routeLabel } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { maxHeaderSize } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { Authenticator } from './auth/authenticator.js';
 import { BODY_LIMIT_BYTES, installJsonBodies } from './http/body.js';
+import { answerClientErrors } from './http/client-errors.js';
 import './http/deps.js';
 import { sendError } from './http/errors.js';
+import { installBodyRateFloor, REQUEST_LIMITS, serverTimeouts } from './http/request-limits.js';
+import type { RequestLimits } from './http/request-limits.js';
 import { endRequestTrace, startRequestTrace } from './http/trace.js';
 import type { RequestTrace } from './http/trace.js';
 import { registerDocsRoutes } from './routes/docs.js';
@@ -28,6 +32,8 @@ export interface BuildGatewayOptions {
   routes?: readonly RouteRegistrar[];
   /** How long a key lookup is cached (ms); default AUTH_CACHE_TTL_MS. */
   authCacheTtlMs?: number;
+  /** Whole-request timeout and body-rate floor; default REQUEST_LIMITS (tests make them small). */
+  requestLimits?: RequestLimits;
 }
 
 /**
@@ -37,21 +43,36 @@ export interface BuildGatewayOptions {
  */
 export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
   const traces = new WeakMap<IncomingMessage, RequestTrace>();
+  const limits = options.requestLimits ?? REQUEST_LIMITS;
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...serverTimeouts(limits),
+    // A long path parameter is the schema's to refuse (400 at params.<name>), not the router's;
+    // node's header limit bounds the whole request line anyway.
+    routerOptions: { maxParamLength: maxHeaderSize },
     // The request id IS the trace id of the request's span (X-Request-Id, error `requestId`).
     genReqId: (raw) => {
       const requestTrace = startRequestTrace(raw.method ?? 'GET', (raw.url ?? '/').split('?')[0] ?? '/');
       traces.set(raw, requestTrace);
       return requestTrace.traceId;
     },
+    // A URL the router cannot decode is refused before routing: no hook runs, so the request id
+    // header and the end of the span are done here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header(HTTP_HEADERS.requestId, request.id);
+      sendError(reply, error, request.id, request.log);
+      const requestTrace = traces.get(request.raw);
+      if (requestTrace) endRequestTrace(requestTrace, request.method, undefined, reply.statusCode);
+    },
+    clientErrorHandler: answerClientErrors({ limits, logger: options.logger, requestIdOf: (raw) => traces.get(raw)?.traceId }),
   }) as unknown as FastifyInstance;
   const auth = await Authenticator.start({ bus: options.bus, logger: app.log, adminApiKey: options.config.adminApiKey, cacheTtlMs: options.authCacheTtlMs });
   app.decorate('gateway', { bus: options.bus, config: options.config, auth, services: options.services ?? BACKEND_SERVICES });
   app.addHook('onClose', async () => auth.close());
   installRequestHooks(app, traces);
   installJsonBodies(app);
+  installBodyRateFloor(app, limits);
   app.setNotFoundHandler((request, reply) => sendError(reply, new ApiError('ROUTE_NOT_FOUND'), request.id, request.log));
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request.id, request.log));
   registerHealthRoutes(app);

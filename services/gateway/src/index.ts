@@ -7,6 +7,8 @@ export { callService, ContractViolationError, DEFAULT_CALL_TIMEOUT_MS } from './
 export type { CallContext } from './http/call-service.js';
 export { toPublicError, RETRY_AFTER_UNAVAILABLE_SECONDS } from './http/errors.js';
 export { BODY_LIMIT_BYTES } from './http/body.js';
+export { REQUEST_LIMITS } from './http/request-limits.js';
+export type { RequestLimits } from './http/request-limits.js';
 export { AUTH_CACHE_TTL_MS, Authenticator } from './auth/authenticator.js';
 export type { Principal } from './auth/principal.js';
 export { buildOpenApiDocument } from './openapi/document.js';

@@ -58,6 +58,19 @@ describe('/v1/openapi.json', () => {
     expect(document.paths['/v1/sessions'].post.requestBody.required).toBe(false);
     expect(document.paths['/v1/messages/text'].post.requestBody.required).toBe(true);
   });
+
+  it('documents what the HTTP server refuses before routing: 408 and 431 on every operation, both codes in the table', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        expect(operation.responses['408'], `${method} ${path}`).toEqual({ $ref: '#/components/responses/RequestTimeout' });
+        expect(operation.responses['431'], `${method} ${path}`).toEqual({ $ref: '#/components/responses/HeadersTooLarge' });
+      }
+    }
+    expect(document.info.description).toContain('| 408 | `REQUEST_TIMEOUT` |');
+    expect(document.info.description).toContain('| 431 | `HEADERS_TOO_LARGE` |');
+    expect(document.info.description).toContain('120 s');
+  });
 });
 
 describe('/docs', () => {

@@ -5,13 +5,21 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 /** Seconds a client is asked to wait after a 503 (bus or service unreachable). */
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
-/** Fastify's own failures that have a code of their own in api-decisions.md. */
-const FASTIFY_CODES: Readonly<Record<string, ErrorCodeType>> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_JSON',
+/**
+ * Fastify's own client failures, each as the documented code. Its messages are never shown: they
+ * quote the path, which can carry a phone number or a token.
+ */
+const FASTIFY_ERRORS: Readonly<Record<string, () => ApiError>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new ApiError('UNSUPPORTED_MEDIA_TYPE'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('PAYLOAD_TOO_LARGE'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new ApiError('INVALID_JSON'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('INVALID_JSON'),
+  // Answered before routing (the `frameworkErrors` option), so no route tells which part is bad.
+  FST_ERR_BAD_URL: () => invalidUrl('The path is not valid percent-encoding (a "%" must start an escape like %2F).'),
+  FST_ERR_MAX_PARAM_LENGTH: () => invalidUrl('A path segment is too long.'),
 };
+
+const invalidUrl = (message: string) => new ApiError('VALIDATION_ERROR', undefined, [{ path: 'url', message }]);
 
 const BY_STATUS: Readonly<Record<number, ErrorCodeType>> = {
   404: 'ROUTE_NOT_FOUND',
@@ -58,8 +66,8 @@ function fromRemote(e: Coded): ApiError | null {
 }
 
 function fromFastify(e: Coded): ApiError | null {
-  const byCode = typeof e.code === 'string' ? FASTIFY_CODES[e.code] : undefined;
-  if (byCode) return new ApiError(byCode);
+  const byCode = typeof e.code === 'string' ? FASTIFY_ERRORS[e.code] : undefined;
+  if (byCode) return byCode();
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 500) return null;
   const byStatus = BY_STATUS[status];

@@ -26,7 +26,7 @@ export function startRequestTrace(method: string, path: string): RequestTrace {
     ROOT_CONTEXT,
   );
   if (!isSpanContextValid(span.spanContext())) {
-    span = trace.wrapSpanContext({ traceId: randomHex(16), spanId: randomHex(8), traceFlags: TraceFlags.NONE });
+    span = trace.wrapSpanContext({ traceId: newRequestId(), spanId: randomHex(8), traceFlags: TraceFlags.NONE });
   }
   return { span, context: trace.setSpan(ROOT_CONTEXT, span), traceId: span.spanContext().traceId };
 }
@@ -50,6 +50,11 @@ export function endRequestTrace(requestTrace: RequestTrace, method: string, rout
 /** Runs `work` with the request's span active, so logs and bus calls join its trace. */
 export function inRequestContext<T>(requestTrace: RequestTrace, work: () => T): T {
   return context.with(requestTrace.context, work);
+}
+
+/** A fresh W3C-style trace id (32 hex) for an answer no request span exists for. */
+export function newRequestId(): string {
+  return randomHex(16);
 }
 
 function randomHex(bytes: number): string {

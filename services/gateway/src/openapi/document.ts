@@ -1,5 +1,6 @@
 import { ADMIN_ENDPOINTS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS } from '@switchboard/contracts';
 import type { EndpointContract } from '@switchboard/contracts';
+import { maxHeaderSize } from 'node:http';
 import { z } from 'zod';
 import { ENDPOINT_EXAMPLES, example } from './examples.js';
 import { apiDescription } from './info.js';
@@ -44,7 +45,8 @@ const errorRef = (name: string): Json => ({ $ref: `#/components/responses/${name
 
 /** Failures each endpoint can answer, by what it takes; the codes are in the description table. */
 function errorResponses(endpoint: EndpointContract, isPublic: boolean): Json {
-  const responses: Json = { '500': errorRef('InternalError') };
+  // Any request can be too slow or carry too large a head: node refuses those before routing.
+  const responses: Json = { '408': errorRef('RequestTimeout'), '431': errorRef('HeadersTooLarge'), '500': errorRef('InternalError') };
   if (isPublic) return responses;
   Object.assign(responses, { '400': errorRef('BadRequest'), '401': errorRef('Unauthorized'), '403': errorRef('Forbidden') });
   if (endpoint.params) responses['404'] = errorRef('NotFound');
@@ -98,6 +100,10 @@ function components(): Json {
       NotFound: errorResponse('The resource does not exist or belongs to another account'),
       PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: body over the limit'),
       UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
+      RequestTimeout: errorResponse(
+        'REQUEST_TIMEOUT: the request did not arrive within the whole-request timeout, or its body arrived below the body-rate floor; the connection is closed',
+      ),
+      HeadersTooLarge: errorResponse(`HEADERS_TOO_LARGE: request line and headers over ${maxHeaderSize / 1024} KiB together; the connection is closed`),
       InternalError: errorResponse('INTERNAL_ERROR: a bug, logged with the request id'),
       ServiceUnavailable: errorResponse('SERVICE_UNAVAILABLE: a service or the bus is unreachable (Retry-After)'),
       UpstreamTimeout: errorResponse('UPSTREAM_TIMEOUT: a service did not answer in time'),

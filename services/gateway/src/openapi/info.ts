@@ -1,6 +1,8 @@
 import { ERROR_DEFAULT_MESSAGE, ERROR_HTTP_STATUS, ErrorCode } from '@switchboard/contracts';
+import { maxHeaderSize } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../http/body.js';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../http/errors.js';
+import { REQUEST_LIMITS } from '../http/request-limits.js';
 
 const MIB = 1024 * 1024;
 
@@ -45,6 +47,14 @@ repeat answers 409 \`SESSION_NOT_PENDING\` with \`details: {status, sessionId}\`
 (e.g. 429) leaves the key free. The admin POSTs (\`/v1/admin/accounts\`, \`/v1/admin/accounts/{accountId}/keys\`)
 do NOT support it: their answer is a one-time API key that is never stored and cannot be replayed, so a
 request with the header answers 400 \`VALIDATION_ERROR\` at \`headers.idempotency-key\`.
+
+**Malformed and slow requests.** Every refusal is the same envelope with \`X-Request-Id\` and never repeats
+what was sent. A path with a bad \`%\` escape: 400 \`VALIDATION_ERROR\` at \`url\`. Bytes HTTP does not allow in
+the method, path or headers, Content-Length together with Transfer-Encoding, a malformed chunk: 400
+\`VALIDATION_ERROR\` (\`details\` name the part); a request line and headers over ${maxHeaderSize / 1024} KiB: 431
+\`HEADERS_TOO_LARGE\`; both close the connection. A request must arrive whole (head and body) within
+${REQUEST_LIMITS.requestTimeoutMs / 1000} s, and its body at ${REQUEST_LIMITS.minBodyBytesPerSecond} bytes/s on average at least once ${REQUEST_LIMITS.bodyGraceMs / 1000} s have passed; else 408
+\`REQUEST_TIMEOUT\` (\`details\` give the limit) and the connection is closed.
 
 **Retries.** 503 \`SERVICE_UNAVAILABLE\` carries \`Retry-After: ${RETRY_AFTER_UNAVAILABLE_SECONDS}\`; 429
 \`DAILY_MESSAGE_LIMIT_REACHED\` carries \`Retry-After\` in seconds until 00:00 UTC.
