@@ -4,7 +4,7 @@ import type { MediaType, proto } from '@whiskeysockets/baileys';
 import type { ReceivedMessage } from './model.js';
 
 /** The decoded content of a message, without the envelope (id, sender, time). */
-export type Content = Omit<ReceivedMessage, 'id' | 'from' | 'receivedAt'>;
+export type Content = Omit<ReceivedMessage, 'id' | 'from' | 'receivedAt' | 'repeats'>;
 
 /** Reads an uploaded (encrypted) media blob by its direct path. */
 export type MediaReader = (directPath: string) => Buffer | undefined;

@@ -44,7 +44,14 @@ export interface ReceivedMessage {
   buttons?: { id: string; text: string }[];
   footer?: string;
   quotedId?: string;
+  /** When the first copy arrived. */
   receivedAt: string;
+  /**
+   * Further copies of the same message id the phone got after the first one. A WhatsApp client
+   * shows a message id once, so they change nothing on screen; counted to tell a sender that
+   * resends only what it was unsure of from one that sends twice.
+   */
+  repeats: number;
 }
 
 /** When each pairing ref is valid, in milliseconds from the moment the refs were issued. */

@@ -1,5 +1,7 @@
 import { DEFAULT_CONTACT, lidForPhone } from './model.js';
 import type { ContactSettings, LinkedDevice, ReceivedMessage } from './model.js';
+import { fileArrival, logFromLines } from './received-log.js';
+import type { ArrivedMessage } from './received-log.js';
 import { SignalPeer } from './signal-peer.js';
 import type { StateStore } from './state-store.js';
 import type { Node } from './wire.js';
@@ -14,7 +16,10 @@ export interface LiveLink {
   drop(): void;
 }
 
-/** Messages kept per contact in memory (older ones stay on disk only). */
+/**
+ * Messages kept per contact in memory (older ones stay on disk only). A repeat of a message older
+ * than these is shown as a new one.
+ */
 const INBOX_LIMIT = 1000;
 /** Stanzas held for an offline device until it logs in again. */
 const OUTBOX_LIMIT = 500;
@@ -97,17 +102,18 @@ export class Network {
   received(pn: string): ReceivedMessage[] {
     let inbox = this.inboxes.get(pn);
     if (!inbox) {
-      inbox = this.store?.loadInbox(pn, INBOX_LIMIT) ?? [];
+      inbox = logFromLines(this.store?.loadInbox(pn, INBOX_LIMIT) ?? []);
       this.inboxes.set(pn, inbox);
     }
     return inbox;
   }
 
-  record(pn: string, message: ReceivedMessage): void {
+  /** Files a copy the phone of `pn` decrypted: shown once per message id, repeats counted. */
+  record(pn: string, arrived: ArrivedMessage): void {
     const inbox = this.received(pn);
-    inbox.push(message);
+    const entry = fileArrival(inbox, arrived);
     if (inbox.length > INBOX_LIMIT) inbox.splice(0, inbox.length - INBOX_LIMIT);
-    this.store?.appendInbox(pn, message);
+    this.store?.appendInbox(pn, entry);
   }
 
   /** Sends to the account's device now, or holds the stanza until it logs in (bounded). */
