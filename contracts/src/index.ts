@@ -15,6 +15,7 @@ export * from './errors/details.js';
 export * from './errors/envelope.js';
 export * from './errors/api-error.js';
 export * from './errors/validation.js';
+export * from './errors/size-limits.js';
 
 export * from './bus/subject.js';
 export * from './bus/reply.js';

@@ -1,6 +1,9 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+
 /**
  * Figures of a running Switchboard read from its Prometheus `/metrics` (prom-client's default
- * Node metrics): the bench stays a pure HTTP client of the process it measures.
+ * Node metrics): the bench stays a pure HTTP client of the process it measures (only its
+ * resident memory comes from /proc, as an operator would read it).
  */
 async function metric(baseUrl: string, name: string): Promise<number> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
@@ -75,4 +78,29 @@ export async function soak(baseUrl: string, count: number, send: (i: number) => 
     liveHeapAfterFullGcs: live.map((gc) => `${gc.liveMb} MB after ${gc.afterSends}`),
     heapUsedScrapedMb: scraped,
   };
+}
+
+/**
+ * Resident memory of process `pid` from /proc (Linux), in MiB: `rss` now (VmRSS) and `peak`, the
+ * most it ever held (VmHWM), what an operator's `ps`/`top` and the OOM killer go by.
+ */
+export function residentMiB(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: +(kib('VmRSS') / 1024).toFixed(1), peak: +(kib('VmHWM') / 1024).toFixed(1) };
+}
+
+/** The V8 heap (used) and the memory outside it that V8 knows of (Buffers, ...), from /metrics, in MiB. */
+export async function heapMiB(baseUrl: string): Promise<{ heapUsed: number; external: number }> {
+  const mb = (bytes: number) => +(bytes / 2 ** 20).toFixed(1);
+  return { heapUsed: mb(await heapUsedBytes(baseUrl)), external: mb(await metric(baseUrl, 'nodejs_external_memory_bytes')) };
+}
+
+/** Starts VmHWM over from the current RSS (clear_refs 5), so `peak` is the peak of what follows. */
+export function resetPeakResident(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not allowed here (another user's process, a hardened kernel): the sampled RSS still counts.
+  }
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { Sha256Hex } from '../messages/content.js';
 import type { AccountId } from './ids.js';
 
 // Idempotency-Key rules every service shares (api-decisions.md: the same key and body within 24 h
@@ -23,6 +25,13 @@ export const idempotencyStream = (accountId: AccountId, keyHash: string): string
 
 /** What names a key in streams and on the bus: the raw key never leaves the gateway. */
 export const idempotencyKeyHash = (key: string): string => sha256Hex(key);
+
+/**
+ * An Idempotency-Key as the gateway hands it to a service: `keyHash` names the key (the raw key
+ * never crosses the bus), `requestHash` is `idempotencyRequestHash(kind, body)` of the request.
+ */
+export const IdempotencyRef = z.object({ keyHash: Sha256Hex, requestHash: Sha256Hex });
+export type IdempotencyRef = z.infer<typeof IdempotencyRef>;
 
 /**
  * JSON with object keys sorted at every level: the same request body gives the same text however

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_IDS as ID } from '../examples/ids.js';
-import * as messaging from '../messaging/idempotency.js';
-import { canonicalJson, idempotencyKeyHash, idempotencyRequestHash, idempotencyStream, requestHashInput, sha256Hex } from './idempotency.js';
+import { canonicalJson, idempotencyKeyHash, idempotencyRequestHash, idempotencyStream, sha256Hex } from './idempotency.js';
 
 describe('shared Idempotency-Key rules', () => {
   it('hashes a key to the lower-case hex SHA-256 that names its stream', () => {
@@ -17,12 +16,5 @@ describe('shared Idempotency-Key rules', () => {
     expect(idempotencyRequestHash('createSession', { ...body, name: 'Sales' })).not.toBe(idempotencyRequestHash('createSession', body));
     expect(idempotencyRequestHash('text', body)).not.toBe(idempotencyRequestHash('createSession', body));
     expect(idempotencyRequestHash('createSession', body)).toBe(sha256Hex(canonicalJson({ kind: 'createSession', body })));
-  });
-
-  it('is what messaging hashes too: the names it exported before still work and agree', () => {
-    expect(messaging.canonicalJson).toBe(canonicalJson);
-    expect(messaging.idempotencyStream).toBe(idempotencyStream);
-    expect(messaging.IDEMPOTENCY_WINDOW_MS).toBe(24 * 60 * 60 * 1000);
-    expect(messaging.idempotencyHashInput('text', { text: 'hi' })).toBe(requestHashInput('text', { text: 'hi' }));
   });
 });

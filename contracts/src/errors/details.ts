@@ -29,6 +29,18 @@ export const DailyLimitDetails = z.object({
 });
 export type DailyLimitDetails = z.infer<typeof DailyLimitDetails>;
 
+/**
+ * `PAYLOAD_TOO_LARGE` and `MEDIA_TOO_LARGE`: the limit and, when known, the size, in bytes;
+ * `mediaType` names whose limit it is (media only).
+ */
+export const SizeLimitDetails = z.object({
+  limit: z.number().int().min(0),
+  size: z.number().int().min(0).optional(),
+  mediaType: z.string().optional(),
+});
+export type SizeLimitDetails = z.infer<typeof SizeLimitDetails>;
+
 /** Anything a code may attach: validation paths, quota figures, a status. */
 export const ErrorDetails = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 export type ErrorDetails = z.infer<typeof ErrorDetails>;
+

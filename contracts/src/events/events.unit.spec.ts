@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_IDS as ID, EXAMPLE_TIME } from '../examples/ids.js';
 import { messageEventParser } from '../messaging/events.js';
+import { idempotencyKeyHash } from '../common/idempotency.js';
 import { quotaEventParser } from '../quota/events.js';
 import { sessionEventParser } from '../sessions/events.js';
 import { EventMetadata } from './metadata.js';
@@ -27,7 +28,7 @@ const STORED = {
     to: '15551234567',
     content: { type: 'media', media: { mediaType: 'image', mimetype: 'image/png', sha256: hash, size: 68 }, caption: 'hi' },
     quotedMessageId: null,
-    idempotencyKey: 'k-1',
+    idempotencyKeyHash: hash,
     usageDay: '2026-11-21',
     acceptedAt: EXAMPLE_TIME,
   },
@@ -46,18 +47,29 @@ const STORED = {
   DailyQuotaRefunded: { accountId: ID.account, day: '2026-11-21', messageId: ID.message, refundedAt: EXAMPLE_TIME },
 } as const;
 
+/** Events past their first version. */
+const VERSION: Record<string, number> = { MessageAccepted: 2 };
+
 describe('event parsing by type + version', () => {
   it('has a fixture for every registered event', () => {
-    expect(domainEventParser.keys.slice().sort()).toEqual(Object.keys(STORED).map((t) => `${t}@1`).sort());
+    expect(domainEventParser.keys.slice().sort()).toEqual(Object.keys(STORED).map((t) => `${t}@${VERSION[t] ?? 1}`).sort());
   });
 
-  it.each(Object.entries(STORED))('reads %s@1', (type, data) => {
-    expect(domainEventParser.parse({ type, version: 1, data })).toEqual({ type, version: 1, data });
+  it.each(Object.entries(STORED))('reads %s at its current version', (type, data) => {
+    const version = VERSION[type] ?? 1;
+    expect(domainEventParser.parse({ type, version, data })).toEqual({ type, version, data });
+  });
+
+  it('reads MessageAccepted@1 as @2, its raw Idempotency-Key replaced by the key hash', () => {
+    const { idempotencyKeyHash: _, ...facts } = STORED.MessageAccepted;
+    expect(messageEventParser.parse({ type: 'MessageAccepted', version: 1, data: { ...facts, idempotencyKey: 'k-1' } })).toEqual({
+      type: 'MessageAccepted', version: 2, data: { ...facts, idempotencyKeyHash: idempotencyKeyHash('k-1') },
+    });
   });
 
   it('routes each service parser to its own events only', () => {
     expect(sessionEventParser.keys).toHaveLength(8);
-    expect(messageEventParser.keys).toHaveLength(6);
+    expect(messageEventParser.keys).toHaveLength(7);
     expect(quotaEventParser.keys).toHaveLength(8);
     const result = sessionEventParser.safeParse({ type: 'MessageSent', version: 1, data: STORED.MessageSent });
     expect(result.ok ? null : result.error.reason).toBe('unknown_type');
@@ -78,13 +90,13 @@ describe('event parsing by type + version', () => {
   });
 
   it('rejects data that does not match the version schema, with the issue paths', () => {
-    const result = messageEventParser.safeParse({ type: 'MessageAccepted', version: 1, data: { ...STORED.MessageAccepted, to: '+1' } });
+    const result = messageEventParser.safeParse({ type: 'MessageAccepted', version: 2, data: { ...STORED.MessageAccepted, to: '+1' } });
     expect(result.ok ? [] : [result.error.reason, result.error.issues.map((i) => i.path.join('.'))]).toEqual(['invalid_data', ['data.to']]);
   });
 
   it('never stores media bytes or raw keys: the schemas only have room for hashes', () => {
     const withBytes = { ...STORED.MessageAccepted, content: { ...STORED.MessageAccepted.content, media: { ...STORED.MessageAccepted.content.media, sha256: 'not-a-hash' } } };
-    expect(messageEventParser.safeParse({ type: 'MessageAccepted', version: 1, data: withBytes }).ok).toBe(false);
+    expect(messageEventParser.safeParse({ type: 'MessageAccepted', version: 2, data: withBytes }).ok).toBe(false);
     const withKey = { ...STORED.ApiKeyIssued, keyHash: 'sbk_secret_value_0123456789' };
     expect(quotaEventParser.safeParse({ type: 'ApiKeyIssued', version: 1, data: withKey }).ok).toBe(false);
   });

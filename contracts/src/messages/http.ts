@@ -77,17 +77,25 @@ function checkMediaFields(value: unknown, ctx: z.RefinementCtx): void {
   }
 }
 
+/**
+ * A media send's fields around `media`, whose form depends on the hop: the HTTP body carries a URL
+ * or base64, the bus command a URL or a reference to bytes already in the media blob store.
+ */
+export function mediaSendBody<M extends z.ZodType>(media: M) {
+  return z
+    .object({
+      ...target,
+      mediaType: MediaType,
+      media,
+      caption: Caption.optional(),
+      filename: Filename.optional(),
+    })
+    .strict()
+    .superRefine(checkMediaFields, ALWAYS);
+}
+
 /** POST /v1/messages/media */
-export const SendMediaBody = z
-  .object({
-    ...target,
-    mediaType: MediaType,
-    media: MediaSource,
-    caption: Caption.optional(),
-    filename: Filename.optional(),
-  })
-  .strict()
-  .superRefine(checkMediaFields, ALWAYS);
+export const SendMediaBody = mediaSendBody(MediaSource);
 export type SendMediaBody = z.infer<typeof SendMediaBody>;
 
 /** POST /v1/messages/location */

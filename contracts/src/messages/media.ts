@@ -2,9 +2,16 @@ import { z } from 'zod';
 
 /**
  * The `media` field: an http(s) URL, a data URL (`data:<mime>;base64,<data>`) or plain base64.
- * Only the form is checked here; fetching, size caps, address filtering and byte sniffing happen
- * in the messaging service.
+ * Only the form is checked here. The gateway decodes inline media, checks its size cap and
+ * stores it (the bus carries a reference); fetching URLs, address filtering and byte sniffing
+ * happen in the messaging service.
  */
+/**
+ * How long messaging may spend fetching a media URL before the send deadline starts
+ * (api-decisions.md: fetched with a timeout). The gateway adds it to its wait for such sends.
+ */
+export const MEDIA_FETCH_TIMEOUT_MS = 15_000;
+
 const DATA_URL_HEAD = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)(?:;[^,;]+=[^,;]*)*;base64,/i;
 const HTTP_URL = /^https?:\/\//i;
 // A character-class test with no quantified groups: grouped regexes overflow V8's backtracking
@@ -44,6 +51,9 @@ export function classifyMedia(value: string): MediaSourceForm | null {
   if (value.startsWith('data:')) return null;
   return isBase64(value) ? { kind: 'base64', data: value, mimetype: null } : null;
 }
+
+/** An http(s) URL as `media` accepts it: what the bus carries of a media URL. */
+export const MediaUrl = z.string().refine((value) => classifyMedia(value)?.kind === 'url', { message: 'media must be an http(s) URL' });
 
 export const MediaSource = z
   .string()

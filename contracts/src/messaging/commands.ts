@@ -1,24 +1,25 @@
 import { z } from 'zod';
-import { IdempotencyKey } from '../common/headers.js';
+import { IdempotencyRef } from '../common/idempotency.js';
 import { AccountId, MessageId, SessionId } from '../common/ids.js';
 import { IsoTimestamp } from '../common/time.js';
-import { SendButtonsBody, SendLocationBody, SendMediaBody, SendMediaResult, SendMessageResult } from '../messages/http.js';
-import { SendTextBody } from '../messages/http.js';
 import { Sha256Hex } from '../messages/content.js';
+import { SendButtonsBody, SendLocationBody, SendMediaResult, SendMessageResult, mediaSendBody } from '../messages/http.js';
+import { SendTextBody } from '../messages/http.js';
+import { MediaUrl } from '../messages/media.js';
 import { DailyUsage } from '../quota/commands.js';
 
 // Bus requests handled by the messaging service. The HTTP body travels whole under `body`, so the
-// service re-validates it with exactly the schema the gateway used (refinements included).
+// service re-validates it with exactly the schema the gateway used (refinements included); only
+// inline media is replaced by a reference to its stored bytes (SendMediaCommandBody).
 
 /**
- * `requestHash`: SHA-256 (lower-case hex) of `idempotencyHashInput(kind, body)`; compared when the
- * Idempotency-Key was used before. Optional: messaging computes the same hash when it is absent.
+ * `idempotency`: the Idempotency-Key as the gateway hashed it, with `requestHash` =
+ * `idempotencyRequestHash(kind, body)`; compared when the key was used before.
  */
 function sendCommand<B extends z.ZodType>(body: B) {
   return z.object({
     accountId: AccountId,
-    idempotencyKey: IdempotencyKey.nullable().optional(),
-    requestHash: Sha256Hex.optional(),
+    idempotency: IdempotencyRef.optional(),
     body,
   });
 }
@@ -38,8 +39,25 @@ export type SendMediaReply = z.infer<typeof SendMediaReply>;
 /** sb.v1.messaging.sendText */
 export const SendTextCommand = sendCommand(SendTextBody);
 export type SendTextCommand = z.infer<typeof SendTextCommand>;
+/**
+ * Inline media (base64, a data URL) as the gateway hands it on: decoded, within its type's cap and
+ * put in the media blob store under `sha256`, so the bytes never ride on the bus (NATS refuses
+ * messages over its `max_payload`, 1 MiB by default). `mimetype`: the data URL's declared type, a
+ * hint for sniffing.
+ */
+export const StoredMedia = z.object({ sha256: Sha256Hex, size: z.number().int().min(1), mimetype: z.string().min(3).max(255).nullable() }).strict();
+export type StoredMedia = z.infer<typeof StoredMedia>;
+
+/**
+ * The HTTP body of a media send, but `media` is an http(s) URL for messaging to fetch, or inline
+ * media already stored by the gateway. The Idempotency-Key's requestHash still covers the client's
+ * own body (with the base64), as the gateway received it.
+ */
+export const SendMediaCommandBody = mediaSendBody(z.union([MediaUrl, StoredMedia]));
+export type SendMediaCommandBody = z.infer<typeof SendMediaCommandBody>;
+
 /** sb.v1.messaging.sendMedia */
-export const SendMediaCommand = sendCommand(SendMediaBody);
+export const SendMediaCommand = sendCommand(SendMediaCommandBody);
 export type SendMediaCommand = z.infer<typeof SendMediaCommand>;
 /** sb.v1.messaging.sendLocation */
 export const SendLocationCommand = sendCommand(SendLocationBody);

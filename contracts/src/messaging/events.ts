@@ -5,29 +5,37 @@ import { IsoTimestamp, UtcDay } from '../common/time.js';
 import { ErrorCode } from '../errors/codes.js';
 import { defineEvent } from '../events/define.js';
 import { createEventParser } from '../events/parser.js';
+import type { EventParser } from '../events/parser.js';
+import { idempotencyKeyHash } from '../common/idempotency.js';
 import { IdempotencyKey } from '../common/headers.js';
-import { MessageContent } from '../messages/content.js';
+import { MessageContent, Sha256Hex } from '../messages/content.js';
 
 // Events of the `message-msg_…` streams.
 
-/**
- * The message passed validation and took one daily unit (reserved in quota for `usageDay`).
- * Content is kept (except media bytes, see MessageContent) because recovery after a crash must be
- * able to finish the send from this stream alone; `usageDay` names the counter a refund goes to,
- * even if the failure happens after midnight.
- */
-export const MessageAccepted = defineEvent('MessageAccepted', 1, {
+const acceptedFacts = {
   messageId: MessageId,
   accountId: AccountId,
   sessionId: SessionId,
   to: Phone,
   content: MessageContent,
   quotedMessageId: MessageId.nullable(),
-  idempotencyKey: IdempotencyKey.nullable(),
   usageDay: UtcDay,
   acceptedAt: IsoTimestamp,
-});
+};
+
+/**
+ * The message passed validation and took one daily unit (reserved in quota for `usageDay`).
+ * Content is kept (except media bytes, see MessageContent) because recovery after a crash must be
+ * able to finish the send from this stream alone; `usageDay` names the counter a refund goes to,
+ * even if the failure happens after midnight. `idempotencyKeyHash`: SHA-256 of the request's
+ * Idempotency-Key (the raw key never leaves the gateway).
+ */
+export const MessageAccepted = defineEvent('MessageAccepted', 2, { ...acceptedFacts, idempotencyKeyHash: Sha256Hex.nullable() });
 export type MessageAccepted = z.infer<typeof MessageAccepted>;
+
+/** Version 1 kept the raw Idempotency-Key; still read from older streams, never written. */
+export const MessageAcceptedV1 = defineEvent('MessageAccepted', 1, { ...acceptedFacts, idempotencyKey: IdempotencyKey.nullable() });
+export type MessageAcceptedV1 = z.infer<typeof MessageAcceptedV1>;
 
 /** The chat network acknowledged the message; `networkMessageId` is its id there (receipts use it). */
 export const MessageSent = defineEvent('MessageSent', 1, {
@@ -87,7 +95,25 @@ export const MessageEvent = z.discriminatedUnion('type', [...MESSAGE_EVENTS]);
 export type MessageEvent = z.infer<typeof MessageEvent>;
 export type MessageEventType = MessageEvent['type'];
 
-/** Reads a message event from the store by type + version. */
-export const messageEventParser = createEventParser(MESSAGE_EVENTS);
+const storedMessageEvents = createEventParser([...MESSAGE_EVENTS, MessageAcceptedV1]);
+
+/**
+ * Reads a message event from the store by type + version; older versions come out as the current
+ * one (MessageAccepted@1's raw key becomes its hash), so folds and projections see one shape.
+ */
+export const messageEventParser: EventParser<MessageEvent> = {
+  keys: storedMessageEvents.keys,
+  safeParse: (raw) => {
+    const result = storedMessageEvents.safeParse(raw);
+    return result.ok ? { ok: true, event: upcast(result.event) } : result;
+  },
+  parse: (raw) => upcast(storedMessageEvents.parse(raw)),
+};
+
+function upcast(event: MessageEvent | MessageAcceptedV1): MessageEvent {
+  if (event.type !== 'MessageAccepted' || event.version === 2) return event;
+  const { idempotencyKey, ...facts } = event.data;
+  return { type: 'MessageAccepted', version: 2, data: { ...facts, idempotencyKeyHash: idempotencyKey === null ? null : idempotencyKeyHash(idempotencyKey) } };
+}
 
 export * from './idempotency.js';

@@ -4,22 +4,11 @@ import { IsoTimestamp } from '../common/time.js';
 import { defineEvent } from '../events/define.js';
 import { createEventParser } from '../events/parser.js';
 import { Sha256Hex } from '../messages/content.js';
-import type { MessageType } from '../messages/status.js';
-import { requestHashInput } from '../common/idempotency.js';
 
 // Idempotency-Key bookkeeping of the messaging service: one stream per account and key, so every
 // replica agrees on who used a key first (the first append with expected revision `no_stream` wins).
-// The rules every service shares live in common/idempotency.ts; their names stay exported here.
-
-export { IDEMPOTENCY_CATEGORY, IDEMPOTENCY_WINDOW_MS, canonicalJson, idempotencyStream } from '../common/idempotency.js';
-
-/**
- * What the request hash covers: the endpoint kind and the body. `requestHash` on a send command is
- * the lower-case hex SHA-256 of the UTF-8 of this text.
- */
-export function idempotencyHashInput(kind: MessageType, body: unknown): string {
-  return requestHashInput(kind, body);
-}
+// The rules every service shares (key and request hashes, the stream name, the 24 h window) live
+// in common/idempotency.ts.
 
 /**
  * The key now stands for this request and this message. Only the first claim of a key wins; a

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IdempotencyRef } from '../common/idempotency.js';
 import { AccountId, MessageId, SessionId } from '../common/ids.js';
 import { Phone } from '../common/phone.js';
 import { IsoTimestamp } from '../common/time.js';
@@ -9,13 +10,6 @@ import { SessionName, SessionStatus } from './status.js';
 // a session of another account answers SESSION_NOT_FOUND, never FORBIDDEN.
 
 /**
- * The Idempotency-Key of a create, as the gateway hashed it: `keyHash` names the key (the raw key
- * never crosses the bus), `requestHash` is `idempotencyRequestHash('createSession', body)`.
- */
-export const CreateSessionIdempotency = z.object({ keyHash: Sha256Hex, requestHash: Sha256Hex });
-export type CreateSessionIdempotency = z.infer<typeof CreateSessionIdempotency>;
-
-/**
  * sb.v1.sessions.create: creates a session and answers with its first QR code. With
  * `idempotency`, a repeat of the same key and body within 24 h answers for the first session
  * instead of creating another; the same key with another body is IDEMPOTENCY_KEY_REUSED.
@@ -23,7 +17,8 @@ export type CreateSessionIdempotency = z.infer<typeof CreateSessionIdempotency>;
 export const CreateSessionCommand = z.object({
   accountId: AccountId,
   name: SessionName.optional(),
-  idempotency: CreateSessionIdempotency.optional(),
+  /** `requestHash` covers `idempotencyRequestHash(CREATE_SESSION_KIND, body)`. */
+  idempotency: IdempotencyRef.optional(),
 });
 export type CreateSessionCommand = z.infer<typeof CreateSessionCommand>;
 

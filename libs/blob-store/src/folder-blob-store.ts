@@ -21,9 +21,10 @@ export class FolderBlobStore implements BlobStore {
       await utimes(path, now, now);
       return sha256;
     }
-    await mkdir(join(this.dir, sha256.slice(0, 2)), { recursive: true });
+    // Owner-only, like everything in the data dir: these are the users' pictures and documents.
+    await mkdir(join(this.dir, sha256.slice(0, 2)), { recursive: true, mode: 0o700 });
     const temporary = `${path}.${randomUUID()}.tmp`;
-    await writeFile(temporary, bytes);
+    await writeFile(temporary, bytes, { mode: 0o600 });
     await rename(temporary, path);
     return sha256;
   }

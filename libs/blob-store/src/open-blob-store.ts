@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { BlobStore } from './blob-store.js';
 import { FolderBlobStore } from './folder-blob-store.js';
+import { LazyBlobStore } from './lazy-blob-store.js';
 import { NatsObjectBlobStore } from './nats-object-blob-store.js';
 
 export interface BlobStoreConfig {
@@ -19,6 +20,17 @@ export interface BlobStoreConfig {
 export async function openBlobStore(config: BlobStoreConfig): Promise<BlobStore> {
   if (config.natsUrl) return NatsObjectBlobStore.connect({ servers: config.natsUrl, name: config.name ?? 'blob-store' });
   return new FolderBlobStore(mediaFolder(config.dataDir));
+}
+
+/**
+ * The same store without connecting yet: the NATS bucket is opened on first use (and again after a
+ * failed open), so a service starts, and texts flow, while JetStream is unavailable; only media
+ * operations fail meanwhile.
+ */
+export function lazyBlobStore(config: BlobStoreConfig): BlobStore {
+  if (!config.natsUrl) return new FolderBlobStore(mediaFolder(config.dataDir));
+  const servers = config.natsUrl;
+  return new LazyBlobStore(() => NatsObjectBlobStore.connect({ servers, name: config.name ?? 'blob-store' }));
 }
 
 /** `<dataDir>/media`: one folder shared by the services of an embedded deployment. */

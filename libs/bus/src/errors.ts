@@ -30,6 +30,18 @@ export class BusUnavailableError extends BusError {
   }
 }
 
+/**
+ * The connection dropped while a request was out: no reply can come back over it, so the caller
+ * hears at once instead of at its deadline. The other side may or may not have acted.
+ */
+export class ConnectionLostError extends BusError {
+  readonly code = 'CONNECTION_LOST';
+  constructor(readonly subject: string) {
+    super(`connection lost while waiting for ${subject}`);
+    this.name = 'ConnectionLostError';
+  }
+}
+
 /** What a failed handler sends back. */
 export interface RemoteErrorBody {
   code: string;

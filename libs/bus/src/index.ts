@@ -14,6 +14,7 @@ export type {
 export {
   BusError,
   BusUnavailableError,
+  ConnectionLostError,
   DeadlineExceededError,
   INTERNAL_ERROR,
   NoResponderError,

@@ -2,7 +2,7 @@ import { connect, errors as natsErrors } from '@nats-io/transport-node';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Bus, BusHandler, BusHealth, BusReply, BusSubscription, PublishOptions, RequestOptions, SubscribeOptions } from './bus.js';
 import { decodeJson, encodeJson, failureEnvelope, openEnvelope, serializeEnvelope } from './envelope.js';
-import { BusUnavailableError, DeadlineExceededError, NoResponderError } from './errors.js';
+import { BusUnavailableError, ConnectionLostError, DeadlineExceededError, NoResponderError } from './errors.js';
 import { defaultBusLogger } from './logger.js';
 import type { BusLogger } from './logger.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
@@ -30,6 +30,8 @@ export class NatsBus implements Bus {
   private readonly subscriptions = new Set<Subscription>();
   /** Handlers still running, so `close()` can let them reply before the connection goes. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Requests waiting for a reply: a disconnect fails them at once (their replies are lost). */
+  private readonly waiting = new Set<() => void>();
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -68,7 +70,8 @@ export class NatsBus implements Bus {
     return withProducerSpan('nats', 'send', subject, options.headers, async (headers) => {
       let reply: Msg;
       try {
-        reply = await this.connection.request(subject, encodeJson(data), { timeout: options.timeoutMs, headers: toNatsHeaders(headers) });
+        const sent = this.connection.request(subject, encodeJson(data), { timeout: options.timeoutMs, headers: toNatsHeaders(headers) });
+        reply = await this.failOnDisconnect(sent, subject);
       } catch (error) {
         throw requestFailure(error, subject, options.timeoutMs);
       }
@@ -130,6 +133,22 @@ export class NatsBus implements Bus {
     this.connected = false;
   }
 
+  /**
+   * The reply, or ConnectionLostError when the connection drops first: the client would resend
+   * nothing and wait out the whole deadline, though a reply sent meanwhile is gone for good.
+   */
+  private async failOnDisconnect<T>(reply: Promise<T>, subject: string): Promise<T> {
+    let fail: () => void = () => {};
+    const lost = new Promise<never>((_, reject) => (fail = () => reject(new ConnectionLostError(subject))));
+    this.waiting.add(fail);
+    try {
+      return await Promise.race([reply, lost]);
+    } finally {
+      this.waiting.delete(fail);
+      reply.catch(() => {});
+    }
+  }
+
   private track(work: Promise<void>): void {
     this.inFlight.add(work);
     const done = () => this.inFlight.delete(work);
@@ -165,7 +184,8 @@ export class NatsBus implements Bus {
     for await (const status of this.connection.status()) {
       if (status.type === 'disconnect') {
         this.connected = false;
-        this.logger.warn({ server: status.server }, 'NATS disconnected');
+        this.logger.warn({ server: status.server, requestsFailed: this.waiting.size }, 'NATS disconnected');
+        for (const fail of [...this.waiting]) fail();
       } else if (status.type === 'reconnect') {
         this.connected = true;
         this.logger.info({ server: status.server }, 'NATS reconnected');
@@ -213,6 +233,7 @@ async function withConnectBound(connecting: Promise<NatsConnection>, timeoutMs: 
 
 /** The NATS client's request failure as the bus error it means. */
 function requestFailure(error: unknown, subject: string, timeoutMs: number): unknown {
+  if (error instanceof ConnectionLostError) return error;
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof natsErrors.NoRespondersError) return new NoResponderError(subject);
     if (cause instanceof natsErrors.TimeoutError) return new DeadlineExceededError(subject, timeoutMs);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BusUnavailableError } from '../src/errors.js';
+import { BusUnavailableError, ConnectionLostError } from '../src/errors.js';
 import { NatsBus } from '../src/nats-bus.js';
 import { PrivateNatsServer } from '../src/testing/index.js';
 import { eventually } from './support.js';
@@ -27,6 +27,28 @@ describe('NatsBus across a NATS server restart', () => {
     await eventually(() => expect(caller.isConnected() && responder.isConnected()).toBe(true), 10_000);
     const reply = await retry(() => caller.request('sb.v1.quota.ping', {}, { timeoutMs: 1_000 }));
     expect(reply.data).toBe('pong');
+    await Promise.all([caller.close(), responder.close()]);
+  });
+
+  it('fails a request that is out when the connection drops, instead of waiting for its deadline', async () => {
+    const responder = await NatsBus.connect({ servers: server.url, name: 'lost-responder' });
+    const caller = await NatsBus.connect({ servers: server.url, name: 'lost-caller' });
+    let received!: () => void;
+    const handled = new Promise<void>((resolve) => (received = resolve));
+    // Takes the request and never answers: only the dropped connection can end the caller's wait.
+    await responder.subscribe('sb.v1.quota.hang', () => {
+      received();
+      return new Promise(() => {});
+    }, { queue: 'quota' });
+    const started = Date.now();
+    const outcome = caller.request('sb.v1.quota.hang', {}, { timeoutMs: 30_000 }).catch((error: unknown) => error);
+    await handled;
+    await server.stop();
+    const error = await outcome;
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error).toMatchObject({ code: 'CONNECTION_LOST', subject: 'sb.v1.quota.hang' });
+    expect(Date.now() - started).toBeLessThan(30_000 / 2);
+    await server.restart();
     await Promise.all([caller.close(), responder.close()]);
   });
 });

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { EventStore } from './event-store.js';
 import { KurrentDbEventStore } from './kurrentdb/kurrentdb-event-store.js';
 import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
@@ -16,7 +14,7 @@ const kurrentScheme = /^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//i;
 
 /**
  * Picks the adapter from configuration: a KurrentDB URL selects the distributed store;
- * otherwise the embedded SQLite file (its folder is created if missing).
+ * otherwise the embedded SQLite file (created owner-only with its folder if missing).
  */
 export function openEventStore(options: OpenEventStoreOptions): EventStore {
   const url = options.url?.trim();
@@ -27,6 +25,5 @@ export function openEventStore(options: OpenEventStoreOptions): EventStore {
     return new KurrentDbEventStore(url);
   }
   if (!options.sqlitePath) throw new Error('openEventStore needs a KurrentDB url or a sqlitePath');
-  if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(options.sqlitePath), { recursive: true });
   return new SqliteEventStore(options.sqlitePath);
 }

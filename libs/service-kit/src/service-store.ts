@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { openEventStore } from '@switchboard/eventstore';
+import type { DatabaseSync } from 'node:sqlite';
+import { ensurePrivateDir, openEventStore, openSqliteDatabase } from '@switchboard/eventstore';
 import type { EventStore } from '@switchboard/eventstore';
 
 /** The services that own event streams. */
@@ -12,11 +11,9 @@ export interface StoreConfig {
   eventStoreUrl?: string | undefined;
 }
 
-/** `<dataDir>/<service>/`: a service's own files (events, read models, credentials). */
+/** `<dataDir>/<service>/`: a service's own files (events, read models, credentials), owner-only. */
 export function serviceDataDir(service: ServiceName, config: StoreConfig): string {
-  const dir = resolve(config.dataDir, service);
-  mkdirSync(dir, { recursive: true });
-  return dir;
+  return ensurePrivateDir(resolve(config.dataDir, service));
 }
 
 /**
@@ -33,8 +30,6 @@ export function openServiceEventStore(service: ServiceName, config: StoreConfig)
  * WAL lets the GET handlers read while a projection writes.
  */
 export function openReadModelDatabase(service: ServiceName, config: StoreConfig): DatabaseSync {
-  const db = new DatabaseSync(join(serviceDataDir(service, config), 'read-models.sqlite'));
-  // busy_timeout first: switching to WAL needs a lock that another process starting beside us may hold.
-  db.exec('PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-  return db;
+  // No schema here: each projection creates its own tables.
+  return openSqliteDatabase(join(serviceDataDir(service, config), 'read-models.sqlite'), '');
 }

@@ -1,4 +1,6 @@
 import { ApiError, BACKEND_SERVICES, HTTP_HEADERS } from '@switchboard/contracts';
+import { lazyBlobStore } from '@switchboard/blob-store';
+import type { BlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { SwitchboardConfig } from '@switchboard/service-kit';
 import { processMetrics, routeLabel } from '@switchboard/telemetry';
@@ -32,6 +34,8 @@ export interface BuildGatewayOptions {
   routes?: readonly RouteRegistrar[];
   /** How long a key lookup is cached (ms); default AUTH_CACHE_TTL_MS. */
   authCacheTtlMs?: number;
+  /** The media blob store; by default the mode's (data dir folder or NATS bucket), owned here. */
+  blobStore?: BlobStore;
   /** Whole-request timeout and body-rate floor; default REQUEST_LIMITS (tests make them small). */
   requestLimits?: RequestLimits;
 }
@@ -68,8 +72,13 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     clientErrorHandler: answerClientErrors({ limits, logger: options.logger, requestIdOf: (raw) => traces.get(raw)?.traceId }),
   }) as unknown as FastifyInstance;
   const auth = await Authenticator.start({ bus: options.bus, logger: app.log, adminApiKey: options.config.adminApiKey, cacheTtlMs: options.authCacheTtlMs });
-  app.decorate('gateway', { bus: options.bus, config: options.config, auth, services: options.services ?? BACKEND_SERVICES });
-  app.addHook('onClose', async () => auth.close());
+  const { config } = options;
+  const blobs = options.blobStore ?? lazyBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'gateway-media' });
+  app.decorate('gateway', { bus: options.bus, config, auth, services: options.services ?? BACKEND_SERVICES, blobs });
+  app.addHook('onClose', async () => {
+    await auth.close();
+    if (options.blobStore === undefined) await blobs.close();
+  });
   installRequestHooks(app, traces);
   installJsonBodies(app);
   installBodyRateFloor(app, limits);

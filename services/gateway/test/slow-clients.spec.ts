@@ -96,7 +96,8 @@ describe('the whole-request timeout', () => {
       yield 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n';
       for (let i = 0; i < 1_000; i += 1) yield `X-Pad-${i}: a\r\n`;
     })();
-    expectTimeout(await rawExchange(timeoutPort, lines, { gapMs: 100, waitMs: WAIT_MS, awaitClose: true }));
+    const error = expectTimeout(await rawExchange(timeoutPort, lines, { gapMs: 100, waitMs: WAIT_MS, awaitClose: true }));
+    expect(error.message).toBe('The request head was not received within 2 s.');
   });
 
   it('bounds receiving only: a handler slower than the timeout still answers a complete request', async () => {

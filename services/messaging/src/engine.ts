@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { BlobStore } from '@switchboard/blob-store';
+import { MEDIA_FETCH_TIMEOUT_MS } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
 import { ProjectionRunner, openReadModelDatabase, openServiceEventStore } from '@switchboard/service-kit';
@@ -13,7 +14,7 @@ import { MessageStatusQueries } from './projections/message-status/queries.js';
 import { Recovery } from './recovery/recovery.js';
 import { Delivery } from './send/delivery.js';
 import type { DeliveryOutcome } from './send/delivery.js';
-import { IdempotencyKeys } from './send/idempotency.js';
+import { IdempotencyKeys } from './idempotency/handler.js';
 import { SendPipeline } from './send/send-message.js';
 
 /** What the messaging service reads of `SwitchboardConfig` (which satisfies it). */
@@ -71,10 +72,10 @@ function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync
   const statuses = new MessageStatusQueries(db);
   const messages = new MessageStore(store, clock, runner);
   const delivery = new Delivery({ bus, messages, statuses, logger, sendDeadlineMs: config.sendDeadlineMs, onOutcome: o.hooks?.onDeliveryOutcome });
-  const media: MediaPolicy = { allowLoopback: config.mediaAllowLoopback, fetchTimeoutMs: 15_000, ...o.media };
+  const media: MediaPolicy = { allowLoopback: config.mediaAllowLoopback, fetchTimeoutMs: MEDIA_FETCH_TIMEOUT_MS, ...o.media };
   const pipeline = new SendPipeline({
     bus, clock, messages, statuses, delivery, logger, media,
-    idempotency: new IdempotencyKeys(store, clock),
+    idempotency: new IdempotencyKeys(store, clock, (messageId) => messages.load(messageId)),
     blobs: o.blobs,
     sendDeadlineMs: config.sendDeadlineMs,
   });

@@ -1,5 +1,5 @@
 import type { BlobStore } from '@switchboard/blob-store';
-import { DEFAULT_BLOB_TTL_MS, FolderBlobStore, LazyBlobStore, NatsObjectBlobStore, mediaFolder } from '@switchboard/blob-store';
+import { DEFAULT_BLOB_TTL_MS, FolderBlobStore, lazyBlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import { startMicroservice } from '@switchboard/service-kit';
 import type { RunningService } from '@switchboard/service-kit';
@@ -33,7 +33,7 @@ export interface RunningMessagingService extends RunningService {
 export async function startMessagingService(options: StartMessagingServiceOptions): Promise<RunningMessagingService> {
   const { bus, config, logger } = options;
   const ownsBlobs = options.blobStore === undefined;
-  const blobs = options.blobStore ?? openMediaStore(config);
+  const blobs = options.blobStore ?? lazyBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'messaging-media' });
   let engine: MessagingEngine | undefined;
   try {
     engine = await openMessagingEngine({ bus, config, logger, clock: options.clock ?? systemClock, blobs, media: options.media, hooks: options.hooks });
@@ -55,16 +55,6 @@ export async function startMessagingService(options: StartMessagingServiceOption
     if (ownsBlobs) await blobs.close();
     throw error;
   }
-}
-
-/**
- * The mode's media store: a folder of the data dir (embedded), or the NATS Object Store bucket
- * (distributed), opened on first use so that texts flow even while JetStream is unavailable.
- */
-function openMediaStore(config: MessagingServiceConfig): BlobStore {
-  const natsUrl = config.natsUrl;
-  if (!natsUrl) return new FolderBlobStore(mediaFolder(config.dataDir));
-  return new LazyBlobStore(() => NatsObjectBlobStore.connect({ servers: natsUrl, name: 'messaging-media' }));
 }
 
 /** The folder store's counterpart of the NATS bucket TTL: blobs go 24 h after their last put. */

@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { sha256Hex } from '@switchboard/blob-store';
+import { FolderBlobStore, sha256Hex } from '@switchboard/blob-store';
 import { loadConfig } from '@switchboard/service-kit';
 import { resolveMedia } from '../src/media/resolve-media.js';
 import type { MediaPolicy } from '../src/media/resolve-media.js';
@@ -9,6 +12,8 @@ import type { ResolvedAddress, Resolver } from '../src/media/fetch-url.js';
 import { MediaServer, MP3, MP4, PDF, PNG_1PX } from './media-fixtures.js';
 
 const IMAGE_CAP = 5 * 1024 * 1024;
+const blobDir = mkdtempSync(join(tmpdir(), 'sb-media-'));
+const blobs = new FolderBlobStore(blobDir);
 let server: MediaServer;
 const slowResponses: { destroy(): void }[] = [];
 let streamedBytes = 0;
@@ -31,7 +36,13 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const res of slowResponses) res.destroy();
   await server.close();
+  rmSync(blobDir, { recursive: true, force: true });
 });
+
+/** Inline media as the gateway hands it on: put in the blob store, referenced by sha256. */
+async function stored(bytes: Uint8Array, mimetype: string | null = null) {
+  return { sha256: await blobs.put(bytes), size: bytes.length, mimetype };
+}
 afterEach(() => vi.restoreAllMocks());
 
 /** Streams 64 KiB chunks with no Content-Length until the client goes away. */
@@ -65,20 +76,20 @@ const image = (media: string) => ({ mediaType: 'image' as const, media });
 
 describe('media from a URL', () => {
   it('fetches, sniffs and describes an image from a loopback server when loopback is allowed', async () => {
-    const { bytes, descriptor } = await resolveMedia(image(server.url('/photo.png')), policy(), sha256Hex);
+    const { bytes, descriptor } = await resolveMedia(image(server.url('/photo.png')), policy(), blobs);
     expect(Buffer.from(bytes).equals(PNG_1PX)).toBe(true);
     expect(descriptor).toEqual({ mediaType: 'image', mimetype: 'image/png', sha256: sha256Hex(PNG_1PX), size: PNG_1PX.length });
   });
 
   it('follows a redirect to an allowed address', async () => {
-    const { descriptor } = await resolveMedia(image(server.url('/to-photo')), policy(), sha256Hex);
+    const { descriptor } = await resolveMedia(image(server.url('/to-photo')), policy(), blobs);
     expect(descriptor.mimetype).toBe('image/png');
   });
 
   it('refuses loopback when the operator switch is off, without connecting', async () => {
     const before = server.connections;
-    await expect(resolveMedia(image(server.url('/photo.png')), policy({ allowLoopback: false }), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
-    await expect(resolveMedia(image(server.url('/photo.png', '[::1]')), policy({ allowLoopback: false }), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
+    await expect(resolveMedia(image(server.url('/photo.png')), policy({ allowLoopback: false }), blobs)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
+    await expect(resolveMedia(image(server.url('/photo.png', '[::1]')), policy({ allowLoopback: false }), blobs)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
     expect(server.connections).toBe(before);
   });
 
@@ -96,7 +107,7 @@ describe('media from a URL', () => {
     const connect = vi.spyOn(Socket.prototype, 'connect');
     const resolver = stubResolver({ 'media.example.test': addresses });
     const request = image('http://media.example.test/a.png');
-    await expect(resolveMedia(request, policy({ allowLoopback: false, resolver }), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
+    await expect(resolveMedia(request, policy({ allowLoopback: false, resolver }), blobs)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
     expect(resolver.calls).toEqual(['media.example.test']);
     expect(connect).not.toHaveBeenCalled();
   });
@@ -105,7 +116,7 @@ describe('media from a URL', () => {
     const connect = vi.spyOn(Socket.prototype, 'connect');
     const resolver = stubResolver({});
     for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/', 'https://10.0.0.1/x.png', 'http://0.0.0.0:80/']) {
-      await expect(resolveMedia(image(url), policy({ resolver }), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
+      await expect(resolveMedia(image(url), policy({ resolver }), blobs)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
     }
     expect(resolver.calls).toEqual([]);
     expect(connect).not.toHaveBeenCalled();
@@ -113,7 +124,7 @@ describe('media from a URL', () => {
 
   it('checks every redirect hop: a redirect to the metadata address is refused before connecting to it', async () => {
     const connect = vi.spyOn(Socket.prototype, 'connect');
-    await expect(resolveMedia(image(server.url('/to-metadata')), policy(), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
+    await expect(resolveMedia(image(server.url('/to-metadata')), policy(), blobs)).rejects.toMatchObject({ code: 'MEDIA_URL_FORBIDDEN' });
     expect(connect).toHaveBeenCalledTimes(1); // the loopback server only
   });
 
@@ -122,48 +133,52 @@ describe('media from a URL', () => {
     // First answer: the (allowed) loopback server; any later answer would be a private address.
     const resolver = stubResolver({ 'cdn.example.test': () => (answers++ === 0 ? ['127.0.0.1'] : ['10.0.0.99']) });
     const url = `http://cdn.example.test:${server.port}/photo.png`;
-    const { descriptor } = await resolveMedia(image(url), policy({ resolver }), sha256Hex);
+    const { descriptor } = await resolveMedia(image(url), policy({ resolver }), blobs);
     expect(descriptor.sha256).toBe(sha256Hex(PNG_1PX));
     expect(resolver.calls).toEqual(['cdn.example.test']);
   });
 
   it('enforces the size cap while streaming (no Content-Length) and stops reading', async () => {
     streamedBytes = 0;
-    await expect(resolveMedia(image(server.url('/endless')), policy(), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE' });
+    await expect(resolveMedia(image(server.url('/endless')), policy(), blobs)).rejects.toMatchObject({
+      code: 'MEDIA_TOO_LARGE', message: expect.stringContaining('5 MiB'), details: { mediaType: 'image', limit: IMAGE_CAP },
+    });
     // The server stopped well before its 64 MiB: the client hung up once past the 5 MiB cap.
     await expect.poll(() => streamedBytes).toBeGreaterThan(IMAGE_CAP);
     expect(streamedBytes).toBeLessThan(32 * 1024 * 1024);
   });
 
   it('refuses a declared Content-Length over the cap before reading the body', async () => {
-    await expect(resolveMedia(image(server.url('/declared-huge')), policy(), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE' });
+    await expect(resolveMedia(image(server.url('/declared-huge')), policy(), blobs)).rejects.toMatchObject({
+      code: 'MEDIA_TOO_LARGE', message: expect.stringContaining('5 MiB'), details: { mediaType: 'image', limit: IMAGE_CAP, size: IMAGE_CAP + 1 },
+    });
   });
 
   it('gives up on a server that never answers', async () => {
-    await expect(resolveMedia(image(server.url('/never')), policy({ fetchTimeoutMs: 300 }), sha256Hex)).rejects.toMatchObject({
+    await expect(resolveMedia(image(server.url('/never')), policy({ fetchTimeoutMs: 300 }), blobs)).rejects.toMatchObject({
       code: 'MEDIA_UNREACHABLE',
       message: expect.stringContaining('no answer within 300 ms'),
     });
   });
 
   it('reports an HTTP error status and an unresolvable name as unreachable', async () => {
-    await expect(resolveMedia(image(server.url('/missing')), policy(), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_UNREACHABLE', message: expect.stringContaining('HTTP 404') });
+    await expect(resolveMedia(image(server.url('/missing')), policy(), blobs)).rejects.toMatchObject({ code: 'MEDIA_UNREACHABLE', message: expect.stringContaining('HTTP 404') });
     const resolver = stubResolver({});
-    await expect(resolveMedia(image('http://nowhere.example.test/a.png'), policy({ resolver }), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_UNREACHABLE' });
+    await expect(resolveMedia(image('http://nowhere.example.test/a.png'), policy({ resolver }), blobs)).rejects.toMatchObject({ code: 'MEDIA_UNREACHABLE' });
   });
 });
 
 describe('sniffing the bytes against mediaType', () => {
   it('refuses a PDF sent as an image', async () => {
-    await expect(resolveMedia(image(server.url('/doc.pdf')), policy(), sha256Hex)).rejects.toMatchObject({
+    await expect(resolveMedia(image(server.url('/doc.pdf')), policy(), blobs)).rejects.toMatchObject({
       code: 'MEDIA_TYPE_MISMATCH',
       message: 'The media is of type application/pdf, not an image.',
     });
   });
 
   it('refuses bytes of no recognised type as video', async () => {
-    const media = Buffer.from('just some text').toString('base64');
-    await expect(resolveMedia({ mediaType: 'video', media }, policy(), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_TYPE_MISMATCH' });
+    const media = await stored(Buffer.from('just some text'));
+    await expect(resolveMedia({ mediaType: 'video', media }, policy(), blobs)).rejects.toMatchObject({ code: 'MEDIA_TYPE_MISMATCH' });
   });
 
   it.each([
@@ -171,29 +186,36 @@ describe('sniffing the bytes against mediaType', () => {
     ['audio', MP3, 'audio/mpeg'],
     ['document', PDF, 'application/pdf'],
   ] as const)('accepts %s bytes as %s', async (mediaType, bytes, mimetype) => {
-    const { descriptor } = await resolveMedia({ mediaType, media: bytes.toString('base64') }, policy(), sha256Hex);
+    const { descriptor } = await resolveMedia({ mediaType, media: await stored(bytes) }, policy(), blobs);
     expect(descriptor.mimetype).toBe(mimetype);
   });
 
   it('takes any bytes as a document, typed by the data URL or the server', async () => {
-    const fromDataUrl = await resolveMedia({ mediaType: 'document', media: `data:text/csv;base64,${Buffer.from('a,b\n1,2').toString('base64')}`, filename: 'a.csv' }, policy(), sha256Hex);
+    const fromDataUrl = await resolveMedia({ mediaType: 'document', media: await stored(Buffer.from('a,b\n1,2'), 'text/csv'), filename: 'a.csv' }, policy(), blobs);
     expect(fromDataUrl.descriptor).toMatchObject({ mimetype: 'text/csv', filename: 'a.csv' });
-    const fromServer = await resolveMedia({ mediaType: 'document', media: server.url('/notes.txt') }, policy(), sha256Hex);
+    const fromServer = await resolveMedia({ mediaType: 'document', media: server.url('/notes.txt') }, policy(), blobs);
     expect(fromServer.descriptor.mimetype).toBe('text/plain');
   });
 });
 
-describe('inline base64', () => {
-  it('decodes a data URL and plain base64 to the same bytes', async () => {
-    const a = await resolveMedia(image(`data:image/png;base64,${PNG_1PX.toString('base64')}`), policy(), sha256Hex);
-    const b = await resolveMedia(image(PNG_1PX.toString('base64')), policy(), sha256Hex);
-    expect(a.descriptor.sha256).toBe(sha256Hex(PNG_1PX));
-    expect(b.descriptor).toEqual(a.descriptor);
+describe('inline media, stored by the gateway', () => {
+  it('reads the bytes back by their sha256 and describes them', async () => {
+    const { bytes, descriptor } = await resolveMedia({ mediaType: 'image', media: await stored(PNG_1PX, 'image/png') }, policy(), blobs);
+    expect(Buffer.from(bytes).equals(PNG_1PX)).toBe(true);
+    expect(descriptor).toEqual({ mediaType: 'image', mimetype: 'image/png', sha256: sha256Hex(PNG_1PX), size: PNG_1PX.length });
   });
 
-  it('refuses base64 over the type cap before decoding it', async () => {
-    const big = Buffer.alloc(IMAGE_CAP + 3, 0).toString('base64');
-    await expect(resolveMedia(image(big), policy(), sha256Hex)).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE' });
+  it('still applies the type cap to stored bytes, whoever stored them', async () => {
+    const big = Buffer.concat([PNG_1PX, Buffer.alloc(IMAGE_CAP)]);
+    await expect(resolveMedia({ mediaType: 'image', media: await stored(big) }, policy(), blobs)).rejects.toMatchObject({
+      code: 'MEDIA_TOO_LARGE', details: { mediaType: 'image', limit: IMAGE_CAP, size: big.length },
+    });
+  });
+
+  it('answers MEDIA_UNREACHABLE when the bytes are no longer stored', async () => {
+    const media = await stored(Buffer.from('gone soon'));
+    await blobs.delete(media.sha256);
+    await expect(resolveMedia({ mediaType: 'document', media }, policy(), blobs)).rejects.toMatchObject({ code: 'MEDIA_UNREACHABLE' });
   });
 });
 

@@ -25,8 +25,8 @@ const T = () => new Date().toISOString();
 
 function accepted(messageId: string, to: string, text: string): MessageEvent {
   return {
-    type: 'MessageAccepted', version: 1,
-    data: { messageId, accountId, sessionId, to, content: { type: 'text', text }, quotedMessageId: null, idempotencyKey: null, usageDay: T().slice(0, 10), acceptedAt: T() },
+    type: 'MessageAccepted', version: 2,
+    data: { messageId, accountId, sessionId, to, content: { type: 'text', text }, quotedMessageId: null, idempotencyKeyHash: null, usageDay: T().slice(0, 10), acceptedAt: T() },
   };
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { openBlobStore } from '@switchboard/blob-store';
 import { QuotaSubjects, SessionsSubjects } from '@switchboard/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, buildServices, eventually, newMessageId, uniquePhone } from './support/cluster.js';
@@ -92,9 +93,12 @@ describe('each message type reaches the contact exactly, then is delivered, then
     await statusBecomes(cluster, accountId, reply.messageId, 'read');
   });
 
-  it('a document from a data URL keeps its filename', async () => {
+  it('a document sent inline (stored by the gateway, referenced on the bus) keeps its filename', async () => {
     const contact = uniquePhone();
-    await sent(cluster, 'media', accountId, { sessionId, to: contact, mediaType: 'document', media: `data:application/pdf;base64,${PDF.toString('base64')}`, filename: 'report.pdf' });
+    const blobs = await openBlobStore({ dataDir: cluster.dataDir, natsUrl: cluster.nats.url });
+    const stored = { sha256: await blobs.put(PDF), size: PDF.length, mimetype: 'application/pdf' };
+    await blobs.close();
+    await sent(cluster, 'media', accountId, { sessionId, to: contact, mediaType: 'document', media: stored, filename: 'report.pdf' });
     const [received] = await receivedBy(contact);
     expect(received).toMatchObject({ type: 'document', sha256: sha256(PDF), filename: 'report.pdf', mimetype: 'application/pdf' });
   });

@@ -1,7 +1,8 @@
 import { openBlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
-import { openReadModelDatabase, openServiceEventStore, ProjectionRunner, startMicroservice } from '@switchboard/service-kit';
+import { join } from 'node:path';
+import { openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
 import type { ReadyReply } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
@@ -19,6 +20,9 @@ import { SessionCommands } from './connections/session-commands.js';
 import { SessionSlots } from './connections/quota-slots.js';
 import { SessionListProjection } from './projections/session-list/projection.js';
 import { SessionListQueries } from './projections/session-list/queries.js';
+import { keepWithinRetention } from './sent-log/retention.js';
+import { SENT_LOG_RETENTION_MS } from './sent-log/sent-log.js';
+import { SqliteSentLog } from './sent-log/sqlite-sent-log.js';
 import { SessionsModule } from './sessions.module.js';
 import { IdempotentCreate } from './idempotency/create.js';
 import { SessionKeys } from './idempotency/handler.js';
@@ -79,7 +83,12 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   });
   const media = new MediaSource(() => openBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'sessions-media' }));
   const creator = new IdempotentCreate(new SessionKeys(store, clock), manager, clock, logger);
-  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, logger), queries, readiness);
+  const sentLog = new SqliteSentLog(join(serviceDataDir('sessions', config), 'sent-messages.sqlite'));
+  const stopRetention = keepWithinRetention(sentLog, {
+    retentionMs: SENT_LOG_RETENTION_MS,
+    onError: (error) => logger.warn({ err: error }, 'old sent-log records not dropped; next run retries'),
+  });
+  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness);
   const app = await startMicroservice(SessionsModule.forApi(api), { bus, queue: 'sessions' });
 
   return {
@@ -90,6 +99,8 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
       await app.close();
       activity.stop();
       await registry.stopAll();
+      stopRetention();
+      await sentLog.close();
       await media.close();
       await runner.stop();
       chat.close();

@@ -85,17 +85,23 @@ describe('the sessions process killed with SIGKILL', () => {
     await control.scan(qrCode, phone);
     await eventually(async () => ((await call(SessionsSubjects.get, { accountId, sessionId })).status === 'connected' ? true : undefined));
     const linked = await control.device(phone);
+    const contact = uniquePhone();
+    const before = { accountId, sessionId, messageId: `msg_${ulid()}`, to: contact, content: { type: 'text' as const, text: 'sent before SIGKILL' } };
+    const first = await call(SessionsSubjects.send, before);
 
     await killed(child);
     child = startProcess();
     await untilReady();
 
     expect(await call(SessionsSubjects.get, { accountId, sessionId })).toMatchObject({ status: 'connected', name: 'durable' });
-    const contact = uniquePhone();
+    // Messaging asking again for a message acknowledged before the kill (its answer was lost):
+    // the new process answers from the sent log and the network does not carry it a second time.
+    expect(await eventually(() => call(SessionsSubjects.send, before).catch(() => undefined))).toEqual(first);
     const content = { type: 'text' as const, text: 'survived SIGKILL' };
     const sent = await eventually(() => call(SessionsSubjects.send, { accountId, sessionId, messageId: `msg_${ulid()}`, to: contact, content }).catch(() => undefined));
     const got = await eventually(async () => (await control.messages(contact)).find((m) => m.id === sent.networkMessageId));
     expect(got).toMatchObject({ text: 'survived SIGKILL' });
+    expect((await control.messages(contact)).map((m) => [m.text, m.repeats])).toEqual([['sent before SIGKILL', 0], ['survived SIGKILL', 0]]);
     // Same linked device as before the kill: nobody scanned again.
     expect(await control.device(phone)).toMatchObject({ deviceId: linked.deviceId, linkedAt: linked.linkedAt, online: true });
   });

@@ -14,6 +14,10 @@ export interface IdentitySnapshot {
   mediaCertPem: string;
 }
 
+// Owner-only, like everything in the Switchboard data dir that the embedded emulator shares.
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 export interface NetworkSnapshot {
   devices: LinkedDevice[];
   deviceCounters: Record<string, number>;
@@ -32,7 +36,7 @@ export class StateStore {
   private timer: NodeJS.Immediate | undefined;
 
   constructor(private readonly dir: string) {
-    for (const sub of ['peers', 'inbox', 'media']) mkdirSync(join(dir, sub), { recursive: true });
+    for (const sub of ['peers', 'inbox', 'media']) mkdirSync(join(dir, sub), { recursive: true, mode: DIR_MODE });
   }
 
   loadIdentity(): IdentitySnapshot | undefined {
@@ -67,11 +71,11 @@ export class StateStore {
   }
 
   appendInbox(pn: string, message: ReceivedMessage): void {
-    appendFileSync(join(this.dir, 'inbox', `${pn}.jsonl`), JSON.stringify(message) + '\n');
+    appendFileSync(join(this.dir, 'inbox', `${pn}.jsonl`), JSON.stringify(message) + '\n', { mode: FILE_MODE });
   }
 
   saveMedia(token: string, bytes: Buffer): void {
-    writeFileSync(join(this.dir, 'media', token), bytes);
+    writeFileSync(join(this.dir, 'media', token), bytes, { mode: FILE_MODE });
   }
 
   loadMedia(token: string): Buffer | undefined {
@@ -94,7 +98,7 @@ export class StateStore {
 
   private writeNow(file: string, text: string): void {
     const path = join(this.dir, file);
-    writeFileSync(`${path}.tmp`, text);
+    writeFileSync(`${path}.tmp`, text, { mode: FILE_MODE });
     renameSync(`${path}.tmp`, path);
   }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually } from '../support/http.js';
 import { startSwitchboardUnderTest } from '../support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../support/harness.js';
-import { MP3, MP4, PDF, PNG, serveFiles, sha256 } from '../support/media.js';
+import { MP3, MP4, PDF, PNG, pngOfSize, serveFiles, sha256 } from '../support/media.js';
 
 let counter = 0;
 const newPhone = (prefix: string) => `${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(counter++).padStart(4, '0')}`;
@@ -72,6 +72,33 @@ describe.each<Mode>(['embedded', 'distributed'])('message endpoints over HTTP (%
     }
   });
 
+  it('sends a 4 MB inline image, which the contact receives byte for byte', async () => {
+    const to = newPhone('1666');
+    const image = pngOfSize(4_000_000);
+    const sent = await api.post('/v1/messages/media', { sessionId, to, mediaType: 'image', media: `data:image/png;base64,${image.toString('base64')}` });
+    expect([201, 202], JSON.stringify(sent.body)).toContain(sent.status);
+    expect(sent.body.data).toMatchObject({ mediaType: 'image' });
+    const [received] = await eventually(() => contactMessages(to), (m) => m.length === 1, 60_000);
+    expect(received).toMatchObject({ type: 'image', sha256: sha256(image) });
+  });
+
+  it('answers 422 MEDIA_TOO_LARGE for an inline image over 5 MiB and 413 for a body over 24 MiB, each naming its limit', async () => {
+    const to = newPhone('1666');
+    const image = pngOfSize(5 * 1024 * 1024 + 1);
+    const tooLarge = await api.post('/v1/messages/media', { sessionId, to, mediaType: 'image', media: image.toString('base64') });
+    expect(tooLarge.status).toBe(422);
+    expect(tooLarge.body.error).toMatchObject({
+      code: 'MEDIA_TOO_LARGE', message: expect.stringContaining('5 MiB'), details: { mediaType: 'image', limit: 5 * 1024 * 1024, size: image.length },
+    });
+    const body = JSON.stringify({ sessionId, to, mediaType: 'document', media: Buffer.alloc(19 * 1024 * 1024).toString('base64') });
+    const overLimit = await api.sendRaw('POST', '/v1/messages/media', body);
+    expect(overLimit.status).toBe(413);
+    expect(overLimit.body.error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('24 MiB'), details: { limit: 24 * 1024 * 1024, size: Buffer.byteLength(body) },
+    });
+    expect(await contactMessages(to)).toEqual([]);
+  });
+
   it('sends a location and a buttons message with exactly the given fields', async () => {
     const to = newPhone('1666');
     const location = await api.post('/v1/messages/location', { sessionId, to, latitude: 52.52, longitude: 13.405, name: 'Office', address: 'Unter den Linden 1' });
@@ -126,6 +153,33 @@ describe.each<Mode>(['embedded', 'distributed'])('message endpoints over HTTP (%
     expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await contactMessages(to)).toHaveLength(1);
+  });
+
+  it('leaves an Idempotency-Key free after a failure that never reached the network (404, 409, 422), whatever the retry\'s body', async () => {
+    const to = newPhone('1666');
+    const offNetwork = newPhone('1777');
+    await sut.emulator.setContact(offNetwork, { onNetwork: false });
+    const pending = (await api.post('/v1/sessions', {})).body.data.sessionId;
+    const failures = [
+      { body: { sessionId: 'ses_01JD0000000000000000000000', to, text: 'unknown session' }, status: 404, code: 'SESSION_NOT_FOUND' },
+      { body: { sessionId: pending, to, text: 'not connected' }, status: 409, code: 'SESSION_NOT_CONNECTED' },
+      { body: { sessionId, to: offNetwork, text: 'nobody there' }, status: 422, code: 'RECIPIENT_NOT_ON_CHAT_NETWORK' },
+    ];
+    for (const [i, failure] of failures.entries()) {
+      const headers = { 'idempotency-key': `retry-${to}-${i}` };
+      const failed = await api.post('/v1/messages/text', failure.body, headers);
+      expect([failed.status, failed.body.error?.code]).toEqual([failure.status, failure.code]);
+      // The same request again runs again (and fails again), rather than replaying a stored answer...
+      const again = await api.post('/v1/messages/text', failure.body, headers);
+      expect([again.status, again.body.error?.code]).toEqual([failure.status, failure.code]);
+      // ...and the corrected request under the same key is sent, not refused as a reused key.
+      const fixed = await api.post('/v1/messages/text', { sessionId, to, text: `fixed ${i}` }, headers);
+      expect(fixed.status, JSON.stringify(fixed.body)).toBe(201);
+      const replayed = await api.post('/v1/messages/text', { sessionId, to, text: `fixed ${i}` }, headers);
+      expect(replayed.body.data.messageId).toBe(fixed.body.data.messageId);
+    }
+    const received = await eventually(() => contactMessages(to), (m) => m.length === failures.length);
+    expect(received.map((m) => m.text).sort()).toEqual(['fixed 0', 'fixed 1', 'fixed 2']);
   });
 
   it('stops at the free plan\'s daily limit with 429 and Retry-After, and never lets another account read a message', async () => {

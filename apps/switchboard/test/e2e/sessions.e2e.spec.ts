@@ -141,6 +141,21 @@ describe.each<Mode>(['embedded', 'distributed'])('session endpoints over HTTP (%
     expect(refused.body.error.details[0].path).toBe('headers.idempotency-key');
   });
 
+  it('leaves a create\'s Idempotency-Key free when the create failed (429), whatever the retry\'s body', async () => {
+    const admin = new ApiClient(sut.url, sut.adminKey);
+    const account = await admin.post('/v1/admin/accounts', { plan: 'free' });
+    const free = api.withKey(account.body.data.apiKey);
+    const held = await free.post('/v1/sessions', {});
+    const headers = { 'idempotency-key': `full-${account.body.data.accountId}` };
+    const refused = await free.post('/v1/sessions', { name: 'first try' }, headers);
+    expect([refused.status, refused.body.error?.code]).toEqual([429, 'SESSION_LIMIT_REACHED']);
+    expect((await free.delete(`/v1/sessions/${held.body.data.sessionId}`)).status).toBe(200);
+    const created = await free.post('/v1/sessions', { name: 'second try' }, headers);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const listed = await free.get('/v1/sessions');
+    expect(listed.body.data.sessions.map((s: { name: string }) => s.name)).toEqual(['second try']);
+  });
+
   it('keeps connected sessions connected across a SIGKILL of the process that holds them, without a new scan', async () => {
     const { id, phone } = await connectedSession(api, sut);
     await sut.crashAndRestartSessions();

@@ -17,9 +17,31 @@ export interface SwitchboardUnderTest {
   /** `SWITCHBOARD_ADMIN_API_KEY`. */
   readonly adminKey: string;
   readonly emulator: EmulatorControlClient;
+  /** `SWITCHBOARD_DATA_DIR` of every process (the operator's view of what is on disk). */
+  readonly dataDir: string;
+  /** Process id of `name` (`switchboard` in embedded mode, a service in distributed mode), while it runs. */
+  pidOf(name: 'switchboard' | ServiceProcess): number | undefined;
   /** SIGKILL the process that holds the chat connections, then start it again. */
   crashAndRestartSessions(): Promise<void>;
+  /** Distributed mode only: crash or freeze one process, stop and start the bus. */
+  readonly cluster?: ClusterControls;
   close(): Promise<void>;
+}
+
+/** What a crash test does to the processes of the distributed mode and to its private NATS. */
+export interface ClusterControls {
+  /** SIGKILL, no clean-up of any kind; resolves once the process is gone. */
+  kill(name: ServiceProcess): Promise<void>;
+  /** Starts a killed process again on the same data; `untilReady` waits for it. */
+  start(name: ServiceProcess): void;
+  /** SIGSTOP / SIGCONT: the process keeps its sockets but does nothing meanwhile. */
+  signal(name: ServiceProcess, signal: 'SIGSTOP' | 'SIGCONT'): void;
+  /** Stops the private nats-server (never a shared one); its JetStream store is kept. */
+  stopNats(): Promise<void>;
+  /** Starts it again on the same port; the processes reconnect by themselves. */
+  startNats(): Promise<void>;
+  /** Resolves once the gateway's /readyz answers 200, that is every service is ready. */
+  untilReady(): Promise<void>;
 }
 
 /** The processes of the distributed mode that `processEnv` can address. */
@@ -94,7 +116,8 @@ export async function startEmbedded(options: HarnessOptions = {}): Promise<Switc
   };
   await stopIfFailing(start, close);
   return {
-    mode: 'embedded', url, apiKey, adminKey,
+    mode: 'embedded', url, apiKey, adminKey, dataDir,
+    pidOf: (name) => (name === 'switchboard' ? app.pid : undefined),
     emulator: new EmulatorControlClient(options.emulator?.controlUrl ?? `http://127.0.0.1:${controlPort}`),
     crashAndRestartSessions: async () => {
       await app.kill();
@@ -137,14 +160,25 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
     rmSync(dataDir, { recursive: true, force: true });
   };
   await stopIfFailing(() => waitUntilReady(`${url}/readyz`, all), close);
+  const byName = (name: ServiceProcess) => processes.find((p) => p.name === name)!;
+  const cluster: ClusterControls = {
+    kill: (name) => byName(name).kill(),
+    start: (name) => byName(name).start(),
+    signal: (name, signal) => byName(name).signal(signal),
+    stopNats: () => nats.stop(),
+    startNats: () => nats.restart(),
+    untilReady: () => waitUntilReady(`${url}/readyz`, all),
+  };
   return {
-    mode: 'distributed', url, apiKey, adminKey,
+    mode: 'distributed', url, apiKey, adminKey, dataDir,
+    pidOf: (name) => processes.find((p) => p.name === name)?.pid,
     emulator: new EmulatorControlClient(emulator.controlUrl),
     crashAndRestartSessions: async () => {
       await sessions.kill();
       sessions.start();
       await waitUntilReady(`${url}/readyz`, all);
     },
+    cluster,
     close,
   };
 }

@@ -32,7 +32,12 @@ export class ApiClient {
     return this.send('DELETE', path);
   }
 
-  async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+    return this.sendRaw(method, path, body === undefined ? undefined : JSON.stringify(body), headers);
+  }
+
+  /** `body` sent as given, as JSON: for bodies made too large or malformed on purpose. */
+  async sendRaw(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HttpResult> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: {
@@ -40,7 +45,7 @@ export class ApiClient {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body }),
     });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };

@@ -42,6 +42,11 @@ export class NodeProcess {
     this.child.stderr?.on('data', keep);
   }
 
+  /** The running process's id (benchmarks read its memory from /proc). */
+  get pid(): number | undefined {
+    return this.child?.exitCode === null ? this.child.pid : undefined;
+  }
+
   /** Everything printed so far (the last 20 kB). */
   log(): string {
     return this.output;
@@ -64,6 +69,12 @@ export class NodeProcess {
   /** A crash: SIGKILL, no clean-up of any kind. */
   async kill(): Promise<void> {
     await this.stopWith('SIGKILL');
+  }
+
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the running process: its sockets stay open meanwhile. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
   }
 
   /** A graceful stop: SIGTERM, waiting for the exit. */

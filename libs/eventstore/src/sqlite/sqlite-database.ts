@@ -1,4 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
+import { preparePrivateSqliteFile } from '../private-files.js';
 
 export interface SqliteTuning {
   /** How long a writer waits for another connection's write lock before failing (ms). */
@@ -25,20 +26,23 @@ CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
 `;
 
 /**
- * Opens (and creates) a SQLite file tuned for several processes sharing it, with `schema`:
+ * Opens (and creates, with its folder, owner-only) a SQLite file tuned for several processes
+ * sharing it, with `schema` (empty: the caller creates its tables later):
  * WAL lets readers run beside the single writer, synchronous=NORMAL keeps every committed
  * append across a process crash (only an OS crash or power loss may drop the last commits),
  * and the busy timeout makes a second writer wait for the lock instead of failing.
  */
 export function openSqliteDatabase(file: string, schema: string, tuning: SqliteTuning = {}): DatabaseSync {
+  preparePrivateSqliteFile(file);
   const db = new DatabaseSync(file);
   try {
+    // busy_timeout first: switching to WAL needs a lock that another process starting beside us may hold.
     db.exec(`PRAGMA busy_timeout = ${tuning.busyTimeoutMs ?? 10_000}`);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     // IMMEDIATE so that two processes creating the schema at once queue instead of racing.
-    inImmediateTransaction(db, () => db.exec(schema));
+    if (schema) inImmediateTransaction(db, () => db.exec(schema));
     return db;
   } catch (error) {
     db.close();

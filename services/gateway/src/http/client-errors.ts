@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { headersTimeoutMs } from './request-limits.js';
 import type { RequestLimits } from './request-limits.js';
 import { newRequestId } from './trace.js';
 
@@ -27,14 +28,15 @@ const NOT_HTTP: ValidationIssue = { path: 'request', message: 'The request is no
 
 /**
  * The answer to a request node's HTTP server refused before fastify saw it: 408 when the client
- * was too slow, 431 over the header limit, 400 for anything the parser cannot read.
+ * was too slow (with the head's timeout while the head is incomplete, the whole request's after),
+ * 431 over the header limit, 400 for anything the parser cannot read.
  */
-export function clientErrorAnswer(code: string | undefined, limits: RequestLimits): ApiError {
+export function clientErrorAnswer(code: string | undefined, limits: RequestLimits, headReceived: boolean): ApiError {
   switch (code) {
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('REQUEST_TIMEOUT', `The request was not received within ${limits.requestTimeoutMs / 1000} s.`, {
-        timeoutSeconds: limits.requestTimeoutMs / 1000,
-      });
+    case 'ERR_HTTP_REQUEST_TIMEOUT': {
+      const [what, ms] = headReceived ? ['request', limits.requestTimeoutMs] : ['request head', headersTimeoutMs(limits)];
+      return new ApiError('REQUEST_TIMEOUT', `The ${what} was not received within ${ms / 1000} s.`, { timeoutSeconds: ms / 1000 });
+    }
     case 'HPE_HEADER_OVERFLOW':
       return new ApiError('HEADERS_TOO_LARGE', `The request line and headers exceed ${maxHeaderSize / 1024} KiB together.`, {
         limitBytes: maxHeaderSize,
@@ -72,7 +74,7 @@ export function answerClientErrors(options: {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const inFlight = responseOn(socket);
     if (socket.writable && !inFlight?.headersSent) {
-      const answer = clientErrorAnswer(error.code, options.limits);
+      const answer = clientErrorAnswer(error.code, options.limits, inFlight !== undefined);
       const requestId = (inFlight && options.requestIdOf(inFlight.req)) ?? newRequestId();
       options.logger.info({ requestId, code: error.code, status: answer.httpStatus }, 'refused a request before routing');
       socket.write(rawErrorResponse(answer, requestId));

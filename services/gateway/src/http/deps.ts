@@ -1,3 +1,4 @@
+import type { BlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { SwitchboardConfig } from '@switchboard/service-kit';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -11,6 +12,8 @@ export interface GatewayDeps {
   readonly auth: Authenticator;
   /** Services `/readyz` asks over `sb.v1.<service>.ready`. */
   readonly services: readonly string[];
+  /** The media blob store shared with messaging and sessions: inline media goes there, not on the bus. */
+  readonly blobs: BlobStore;
 }
 
 declare module 'fastify' {

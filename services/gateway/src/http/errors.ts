@@ -1,6 +1,7 @@
-import { ApiError, ErrorCode, HTTP_HEADERS, isApiError } from '@switchboard/contracts';
+import { ApiError, ErrorCode, HTTP_HEADERS, isApiError, payloadTooLarge } from '@switchboard/contracts';
 import type { ErrorCode as ErrorCodeType } from '@switchboard/contracts';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { BODY_LIMIT_BYTES } from './body.js';
 
 /** Seconds a client is asked to wait after a 503 (bus or service unreachable). */
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -11,7 +12,7 @@ export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
  */
 const FASTIFY_ERRORS: Readonly<Record<string, () => ApiError>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new ApiError('UNSUPPORTED_MEDIA_TYPE'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('PAYLOAD_TOO_LARGE'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => payloadTooLarge(BODY_LIMIT_BYTES),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new ApiError('INVALID_JSON'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('INVALID_JSON'),
   // Answered before routing (the `frameworkErrors` option), so no route tells which part is bad.
@@ -49,6 +50,7 @@ export function toPublicError(error: unknown): ApiError | null {
       return new ApiError('UPSTREAM_TIMEOUT');
     case 'NoResponderError':
     case 'BusUnavailableError':
+    case 'ConnectionLostError':
       return new ApiError('SERVICE_UNAVAILABLE');
     case 'RemoteError':
       return fromRemote(e);

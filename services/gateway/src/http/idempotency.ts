@@ -1,25 +1,18 @@
-import { ApiError, canonicalJson, HTTP_HEADERS, IdempotencyKey, idempotencyKeyHash, idempotencyRequestHash, sha256Hex } from '@switchboard/contracts';
+import { ApiError, HTTP_HEADERS, IdempotencyKey, idempotencyKeyHash, idempotencyRequestHash } from '@switchboard/contracts';
+import type { IdempotencyRef } from '@switchboard/contracts';
 import type { FastifyRequest } from 'fastify';
-
-/** An Idempotency-Key as the services see it: hashes only (the raw key stays in the gateway). */
-export interface IdempotencyOf {
-  key: string;
-  keyHash: string;
-  requestHash: string;
-}
 
 type WithHeaders = Pick<FastifyRequest, 'headers'>;
 
 const PATH = 'headers.idempotency-key';
 
 /**
- * The Idempotency-Key header of a POST, validated like a body field (400 VALIDATION_ERROR at
- * `headers.idempotency-key` when malformed or repeated), with the hash of the request it stands
- * for: SHA-256 of the canonical JSON of the body, or of `{kind, body}` when `kind` names the
- * endpoint (so the same body under the same key on another endpoint is another request).
- * `null` without the header.
+ * The Idempotency-Key header of a POST as the services see it, hashes only (the raw key stays in
+ * the gateway): validated like a body field (400 VALIDATION_ERROR at `headers.idempotency-key`
+ * when malformed or repeated), with the hash of the request it stands for, `{kind, body}`, so the
+ * same body under the same key on another endpoint is another request. `null` without the header.
  */
-export function idempotencyOf(request: WithHeaders, body: unknown, kind?: string): IdempotencyOf | null {
+export function idempotencyOf(request: WithHeaders, body: unknown, kind: string): IdempotencyRef | null {
   const raw = request.headers[HTTP_HEADERS.idempotencyKey];
   if (raw === undefined) return null;
   const parsed = IdempotencyKey.safeParse(raw);
@@ -27,9 +20,7 @@ export function idempotencyOf(request: WithHeaders, body: unknown, kind?: string
     const message = Array.isArray(raw) ? 'send one Idempotency-Key header' : (parsed.error.issues[0]?.message ?? 'invalid');
     throw new ApiError('VALIDATION_ERROR', undefined, [{ path: PATH, message: `Idempotency-Key ${message}` }]);
   }
-  const key = parsed.data;
-  const requestHash = kind === undefined ? sha256Hex(canonicalJson(body)) : idempotencyRequestHash(kind, body);
-  return { key, keyHash: idempotencyKeyHash(key), requestHash };
+  return { keyHash: idempotencyKeyHash(parsed.data), requestHash: idempotencyRequestHash(kind, body) };
 }
 
 /**

@@ -29,18 +29,17 @@ const CHECK_EVERY_MS = 1_000;
 /** Node's own limit for the request head. */
 const HEADERS_TIMEOUT_MS = 60_000;
 
-/**
- * Fastify options that make node's HTTP server enforce the whole-request timeout. The head's
- * timeout must not exceed it: node swaps the two otherwise, and the body goes unbounded.
- */
+/** The head's timeout: node's, but never over the whole request's (node swaps the two otherwise, and the body goes unbounded). */
+export function headersTimeoutMs(limits: RequestLimits): number {
+  return Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs);
+}
+
+/** Fastify options that make node's HTTP server enforce the timeouts. */
 export function serverTimeouts(limits: RequestLimits): {
   requestTimeout: number;
   http: { connectionsCheckingInterval: number; headersTimeout: number };
 } {
-  return {
-    requestTimeout: limits.requestTimeoutMs,
-    http: { connectionsCheckingInterval: CHECK_EVERY_MS, headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs) },
-  };
+  return { requestTimeout: limits.requestTimeoutMs, http: { connectionsCheckingInterval: CHECK_EVERY_MS, headersTimeout: headersTimeoutMs(limits) } };
 }
 
 /** RFC 9112 §6.3: a request has a body exactly when it says Transfer-Encoding or a Content-Length above 0. */

@@ -42,12 +42,17 @@ describe('answers to what node refuses before routing', () => {
     ['HPE_SOMETHING_NEW', 400, 'VALIDATION_ERROR'],
     [undefined, 400, 'VALIDATION_ERROR'],
   ])('%s -> %i %s', (code, status, errorCode) => {
-    const answer = clientErrorAnswer(code, limits);
+    const answer = clientErrorAnswer(code, limits, true);
     expect([answer.httpStatus, answer.code]).toEqual([status, errorCode]);
   });
 
+  it("states the timeout that applied: the head's until the head is in, the whole request's after", () => {
+    expect(clientErrorAnswer('ERR_HTTP_REQUEST_TIMEOUT', limits, false)).toMatchObject({ message: 'The request head was not received within 60 s.', details: { timeoutSeconds: 60 } });
+    expect(clientErrorAnswer('ERR_HTTP_REQUEST_TIMEOUT', limits, true)).toMatchObject({ message: 'The request was not received within 120 s.', details: { timeoutSeconds: 120 } });
+  });
+
   it('names the part of the request at fault, in its own words', () => {
-    expect(clientErrorAnswer('HPE_INVALID_CHUNK_SIZE', limits).details).toEqual([{ path: 'body', message: expect.stringContaining('chunked') }]);
-    expect(clientErrorAnswer('HPE_SOMETHING_NEW', limits).details).toEqual([{ path: 'request', message: 'The request is not valid HTTP/1.1.' }]);
+    expect(clientErrorAnswer('HPE_INVALID_CHUNK_SIZE', limits, true).details).toEqual([{ path: 'body', message: expect.stringContaining('chunked') }]);
+    expect(clientErrorAnswer('HPE_SOMETHING_NEW', limits, false).details).toEqual([{ path: 'request', message: 'The request is not valid HTTP/1.1.' }]);
   });
 });

@@ -1,24 +1,17 @@
-import { createHash } from 'node:crypto';
-import {
-  ApiError,
-  HTTP_HEADERS,
-  IdempotencyKey,
-  MESSAGE_ENDPOINTS,
-  MessagingSubjects,
-  idempotencyHashInput,
-  success,
-} from '@switchboard/contracts';
-import type { DailyUsage, MessageType, ReplyOf, RequestInput } from '@switchboard/contracts';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, HTTP_HEADERS, MEDIA_FETCH_TIMEOUT_MS, MESSAGE_ENDPOINTS, MessagingSubjects, classifyMedia, success } from '@switchboard/contracts';
+import type { DailyUsage, MessageType, ReplyOf, RequestInput, SendMediaBody } from '@switchboard/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { idempotencyOf } from '../http/idempotency.js';
+import { withStoredMedia } from '../media/inline-media.js';
 import { defineRoute } from './kit.js';
 import type { RouteContext } from './kit.js';
 
 /**
- * A send may fetch media (15 s at most) before it waits up to SWITCHBOARD_SEND_DEADLINE_MS for
- * the network's acknowledgement; the bus deadline covers both with a margin, so a slow send ends
- * as 202 `pending` from messaging rather than a 504 here.
+ * The bus hop to messaging and back. Messaging answers 202 `pending` at SWITCHBOARD_SEND_DEADLINE_MS
+ * after the content is ready, so past deadline + hop (+ the media fetch timeout for a URL) it is
+ * gone, and the client gets 504 then rather than waiting any longer.
  */
-const SEND_MARGIN_MS = 30_000;
+const HOP_MARGIN_MS = 2_000;
 
 type SendEndpoint = (typeof MESSAGE_ENDPOINTS)['sendText' | 'sendMedia' | 'sendLocation' | 'sendButtons'];
 type SendSubject = (typeof MessagingSubjects)['sendText' | 'sendMedia' | 'sendLocation' | 'sendButtons'];
@@ -39,13 +32,15 @@ export function registerMessageRoutes(app: FastifyInstance): void {
 }
 
 async function sendMessage(ctx: RouteContext<SendEndpoint>, subject: SendSubject, kind: MessageType) {
-  const idempotencyKey = idempotencyKeyOf(ctx.request);
-  // The hash only matters to a key's later requests: without a key there is nothing to compare.
-  const requestHash = idempotencyKey === null ? {} : { requestHash: createHash('sha256').update(idempotencyHashInput(kind, ctx.body), 'utf8').digest('hex') };
-  const request = { accountId: ctx.accountId, idempotencyKey, ...requestHash, body: ctx.body } as RequestInput<SendSubject>;
+  const idempotency = idempotencyOf(ctx.request, ctx.body, kind);
+  const accountId = ctx.accountId;
+  // Last of the gateway's own checks, so a refused request stores nothing. The request hash above
+  // covers the client's body, base64 included; messaging gets the stored media's reference.
+  const body = kind === 'media' ? await withStoredMedia(ctx.body as SendMediaBody, ctx.request.server.gateway.blobs) : ctx.body;
+  const request = { accountId, body, ...(idempotency ? { idempotency } : {}) } as RequestInput<SendSubject>;
   let reply: ReplyOf<SendSubject> & { mediaType?: string };
   try {
-    reply = await ctx.call(subject, request as never, { timeoutMs: ctx.config.sendDeadlineMs + SEND_MARGIN_MS });
+    reply = await ctx.call(subject, request as never, { timeoutMs: sendWaitMs(ctx.config.sendDeadlineMs, ctx.body) });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'DAILY_MESSAGE_LIMIT_REACHED') setLimitReached(ctx.reply, error);
     throw error;
@@ -56,14 +51,11 @@ async function sendMessage(ctx: RouteContext<SendEndpoint>, subject: SendSubject
   return success({ messageId, status, timestamp, ...(mediaType ? { mediaType } : {}) }) as never;
 }
 
-/** The Idempotency-Key header, validated like a body field (400 with its path when malformed). */
-function idempotencyKeyOf(request: FastifyRequest): string | null {
-  const raw = request.headers[HTTP_HEADERS.idempotencyKey];
-  if (raw === undefined) return null;
-  const parsed = IdempotencyKey.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const message = Array.isArray(raw) ? 'send one Idempotency-Key header' : (parsed.error.issues[0]?.message ?? 'invalid');
-  throw new ApiError('VALIDATION_ERROR', undefined, [{ path: 'headers.idempotency-key', message: `Idempotency-Key ${message}` }]);
+/** How long a send may take before 504: the send deadline, a media URL's fetch, the hop. */
+export function sendWaitMs(sendDeadlineMs: number, body: object): number {
+  const media = 'media' in body ? body.media : undefined;
+  const fetches = typeof media === 'string' && classifyMedia(media)?.kind === 'url';
+  return sendDeadlineMs + (fetches ? MEDIA_FETCH_TIMEOUT_MS : 0) + HOP_MARGIN_MS;
 }
 
 /**

@@ -12,8 +12,7 @@ const CREATE_TIMEOUT_MS = 30_000;
 export function registerSessionRoutes(app: FastifyInstance): void {
   defineRoute(app, SESSION_ENDPOINTS.create, async (ctx) => {
     // A retried create (after a 504, say) with the same key answers for the first session.
-    const key = idempotencyOf(ctx.request, ctx.body, CREATE_SESSION_KIND);
-    const idempotency = key ? { keyHash: key.keyHash, requestHash: key.requestHash } : undefined;
+    const idempotency = idempotencyOf(ctx.request, ctx.body, CREATE_SESSION_KIND) ?? undefined;
     const command = { accountId: ctx.accountId, name: ctx.body.name, idempotency };
     return success(await ctx.call(SessionsSubjects.create, command, { timeoutMs: CREATE_TIMEOUT_MS }));
   });

@@ -52,6 +52,8 @@ function classify(error: unknown): CallFailure {
       return new CallFailure('not_delivered', new ApiError('SERVICE_UNAVAILABLE'));
     case 'DeadlineExceededError':
       return new CallFailure('unknown', new ApiError('UPSTREAM_TIMEOUT'));
+    case 'ConnectionLostError':
+      return new CallFailure('unknown', new ApiError('SERVICE_UNAVAILABLE'));
     case 'RemoteError': {
       const code = ErrorCode.safeParse(e.code);
       if (!code.success || code.data === 'INTERNAL_ERROR') return new CallFailure('unknown', new ApiError('INTERNAL_ERROR'));

@@ -62,8 +62,7 @@ export class MessagingController {
     const request = { kind, body: command.body } as SendRequest;
     return this.api.send(request, {
       accountId: command.accountId,
-      idempotencyKey: command.idempotencyKey,
-      requestHash: command.requestHash,
+      idempotency: command.idempotency,
       correlationId: ctx.getHeaders()['correlation-id'],
     });
   }

@@ -4,7 +4,8 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { ApiError } from '@switchboard/contracts';
+import { ApiError, MEDIA_MAX_BYTES, mediaTooLarge } from '@switchboard/contracts';
+import type { MediaType } from '@switchboard/contracts';
 import { isAllowedAddress } from './address-policy.js';
 
 /** One resolved address of a host name. */
@@ -20,7 +21,8 @@ export const systemResolver: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 export interface FetchOptions {
-  maxBytes: number;
+  /** Whose size cap (MEDIA_MAX_BYTES) the body must stay within. */
+  mediaType: MediaType;
   timeoutMs: number;
   allowLoopback: boolean;
   resolver?: Resolver;
@@ -35,7 +37,6 @@ export interface FetchedMedia {
 
 const forbidden = () => new ApiError('MEDIA_URL_FORBIDDEN');
 const unreachable = (why: string) => new ApiError('MEDIA_UNREACHABLE', `The media could not be fetched: ${why}.`);
-const tooLarge = (maxBytes: number) => new ApiError('MEDIA_TOO_LARGE', `The media exceeds the ${maxBytes}-byte limit for its type.`);
 
 /**
  * Fetches an http(s) media URL for a send. The host is resolved once, every address checked
@@ -60,7 +61,7 @@ export async function fetchMediaUrl(url: string, options: FetchOptions): Promise
       response.destroy();
       throw unreachable(`the server answered HTTP ${status}`);
     }
-    return { bytes: await readCapped(response, options.maxBytes, signal, options.timeoutMs), contentType: contentTypeOf(response) };
+    return { bytes: await readCapped(response, options.mediaType, signal, options.timeoutMs), contentType: contentTypeOf(response) };
   }
   throw unreachable('too many redirects');
 }
@@ -119,11 +120,12 @@ function request(url: URL, pinned: ResolvedAddress, signal: AbortSignal, timeout
   });
 }
 
-function readCapped(response: IncomingMessage, maxBytes: number, signal: AbortSignal, timeoutMs: number): Promise<Uint8Array> {
+function readCapped(response: IncomingMessage, mediaType: MediaType, signal: AbortSignal, timeoutMs: number): Promise<Uint8Array> {
+  const maxBytes = MEDIA_MAX_BYTES[mediaType];
   const declared = Number(response.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
-    return Promise.reject(tooLarge(maxBytes));
+    return Promise.reject(mediaTooLarge(mediaType, declared));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -133,7 +135,8 @@ function readCapped(response: IncomingMessage, maxBytes: number, signal: AbortSi
       // Stop reading at once: a lying or absent Content-Length must not make us buffer more.
       if (size > maxBytes) {
         response.destroy();
-        reject(tooLarge(maxBytes));
+        // The whole size is never known: reading stops here.
+        reject(mediaTooLarge(mediaType));
         return;
       }
       chunks.push(chunk);

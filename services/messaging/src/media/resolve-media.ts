@@ -1,5 +1,7 @@
-import { ApiError, MEDIA_MAX_BYTES, classifyMedia } from '@switchboard/contracts';
-import type { MediaDescriptor, MediaType } from '@switchboard/contracts';
+import { ApiError, MEDIA_MAX_BYTES, mediaTooLarge } from '@switchboard/contracts';
+import type { MediaDescriptor, MediaType, StoredMedia } from '@switchboard/contracts';
+import { sha256Hex } from '@switchboard/blob-store';
+import type { BlobStore } from '@switchboard/blob-store';
 import { fetchMediaUrl } from './fetch-url.js';
 import type { Resolver } from './fetch-url.js';
 import { sniffMimetype } from './sniff.js';
@@ -18,33 +20,34 @@ export interface ResolvedMedia {
 
 export interface MediaRequest {
   mediaType: MediaType;
-  media: string;
+  /** An http(s) URL, or inline media the gateway already put in the blob store. */
+  media: string | StoredMedia;
   filename?: string | undefined;
 }
 
 /**
- * Turns the `media` field into checked bytes: fetched (URL) or decoded (base64 / data URL),
- * within the type's size cap, sniffed against `mediaType`. Nothing of the source is kept but the
- * bytes' description (URLs often embed access tokens).
+ * Turns the `media` of a send into checked bytes: fetched (URL) or read back from the blob store
+ * (inline media, stored by the gateway), within the type's size cap, sniffed against `mediaType`.
+ * Nothing of the source is kept but the bytes' description (URLs often embed access tokens).
  */
-export async function resolveMedia(request: MediaRequest, policy: MediaPolicy, sha256Of: (bytes: Uint8Array) => string): Promise<ResolvedMedia> {
+export async function resolveMedia(request: MediaRequest, policy: MediaPolicy, blobs: Pick<BlobStore, 'get'>): Promise<ResolvedMedia> {
   const maxBytes = MEDIA_MAX_BYTES[request.mediaType];
-  const source = classifyMedia(request.media);
-  if (source === null) throw new ApiError('VALIDATION_ERROR', 'media must be an http(s) URL, a data URL or base64 data', [{ path: 'media', message: 'invalid media' }]);
   const { bytes, hint } =
-    source.kind === 'url'
-      ? await fetchUrl(source.url, maxBytes, policy)
-      : { bytes: decodeBase64(source.data, maxBytes), hint: source.mimetype };
+    typeof request.media === 'string'
+      ? await fetchUrl(request.media, request.mediaType, policy)
+      : { bytes: await readStored(request.media, blobs), hint: request.media.mimetype };
   if (bytes.length === 0) throw new ApiError('MEDIA_UNREACHABLE', 'The media is empty.');
+  // The gateway checked inline media already; the cap is this service's rule whoever calls it.
+  if (bytes.length > maxBytes) throw mediaTooLarge(request.mediaType, bytes.length);
   const mimetype = await sniffMimetype(bytes, request.mediaType, hint);
-  const descriptor: MediaDescriptor = { mediaType: request.mediaType, mimetype, sha256: sha256Of(bytes), size: bytes.length };
+  const descriptor: MediaDescriptor = { mediaType: request.mediaType, mimetype, sha256: sha256Hex(bytes), size: bytes.length };
   if (request.filename !== undefined) descriptor.filename = request.filename;
   return { bytes, descriptor };
 }
 
-async function fetchUrl(url: string, maxBytes: number, policy: MediaPolicy): Promise<{ bytes: Uint8Array; hint: string | null }> {
+async function fetchUrl(url: string, mediaType: MediaType, policy: MediaPolicy): Promise<{ bytes: Uint8Array; hint: string | null }> {
   const fetched = await fetchMediaUrl(url, {
-    maxBytes,
+    mediaType,
     timeoutMs: policy.fetchTimeoutMs,
     allowLoopback: policy.allowLoopback,
     ...(policy.resolver ? { resolver: policy.resolver } : {}),
@@ -52,11 +55,11 @@ async function fetchUrl(url: string, maxBytes: number, policy: MediaPolicy): Pro
   return { bytes: fetched.bytes, hint: fetched.contentType };
 }
 
-function decodeBase64(data: string, maxBytes: number): Uint8Array {
-  // The decoded size is known from the text length: refuse before allocating the bytes.
-  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-  if ((data.length / 4) * 3 - padding > maxBytes) {
-    throw new ApiError('MEDIA_TOO_LARGE', `The media exceeds the ${maxBytes}-byte limit for its type.`);
-  }
-  return new Uint8Array(Buffer.from(data, 'base64'));
+/** The gateway put these bytes a moment ago; they are gone only if the store lost them. */
+async function readStored(media: StoredMedia, blobs: Pick<BlobStore, 'get'>): Promise<Uint8Array> {
+  const bytes = await blobs.get(media.sha256).catch((error: unknown) => {
+    throw Object.assign(new ApiError('SERVICE_UNAVAILABLE', 'Media cannot be read from the media store right now; retry later.'), { cause: error });
+  });
+  if (bytes === null) throw new ApiError('MEDIA_UNREACHABLE', 'The inline media is no longer in the media store; send it again.');
+  return bytes;
 }

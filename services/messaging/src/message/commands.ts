@@ -10,7 +10,7 @@ export type MessageCommand =
       to: string;
       content: MessageContent;
       quotedMessageId: string | null;
-      idempotencyKey: string | null;
+      idempotencyKeyHash: string | null;
       usageDay: string;
       at: string;
     }

@@ -34,11 +34,11 @@ function accepted(state: Message): AcceptedState {
 function accept(c: Command<'AcceptMessage'>, state: Message): MessageEvent[] {
   // The message id is minted once per request: seeing it again is the same request retried.
   if (state.status !== 'absent') return [];
-  const { messageId, accountId, sessionId, to, content, quotedMessageId, idempotencyKey, usageDay } = c;
+  const { messageId, accountId, sessionId, to, content, quotedMessageId, idempotencyKeyHash, usageDay } = c;
   return [{
     type: 'MessageAccepted',
-    version: 1,
-    data: { messageId, accountId, sessionId, to, content, quotedMessageId, idempotencyKey, usageDay, acceptedAt: c.at },
+    version: 2,
+    data: { messageId, accountId, sessionId, to, content, quotedMessageId, idempotencyKeyHash, usageDay, acceptedAt: c.at },
   }];
 }
 

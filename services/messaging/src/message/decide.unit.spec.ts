@@ -18,13 +18,13 @@ const T3 = '2026-11-21T10:00:03.000Z';
 
 const acceptCommand: MessageCommand = {
   type: 'AcceptMessage', messageId: ID, accountId: 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', sessionId: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R',
-  to: '15551234567', content: { type: 'text', text: 'hi' }, quotedMessageId: null, idempotencyKey: null, usageDay: '2026-11-21', at: T0,
+  to: '15551234567', content: { type: 'text', text: 'hi' }, quotedMessageId: null, idempotencyKeyHash: null, usageDay: '2026-11-21', at: T0,
 };
 const accepted: MessageEvent = {
-  type: 'MessageAccepted', version: 1,
+  type: 'MessageAccepted', version: 2,
   data: {
     messageId: ID, accountId: 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', sessionId: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R', to: '15551234567',
-    content: { type: 'text', text: 'hi' }, quotedMessageId: null, idempotencyKey: null, usageDay: '2026-11-21', acceptedAt: T0,
+    content: { type: 'text', text: 'hi' }, quotedMessageId: null, idempotencyKeyHash: null, usageDay: '2026-11-21', acceptedAt: T0,
   },
 };
 const sent: MessageEvent = { type: 'MessageSent', version: 1, data: { messageId: ID, networkMessageId: 'NET1', sentAt: T1 } };

@@ -14,7 +14,7 @@ export function evolve(state: Message, event: MessageEvent): Message {
         to: d.to,
         content: d.content,
         quotedMessageId: d.quotedMessageId,
-        idempotencyKey: d.idempotencyKey,
+        idempotencyKeyHash: d.idempotencyKeyHash,
         usageDay: d.usageDay,
         acceptedAt: d.acceptedAt,
       };
@@ -29,7 +29,7 @@ export function evolve(state: Message, event: MessageEvent): Message {
     case 'MessageFailed': {
       if (state.status !== 'pending') return state;
       const { code, message, refundable, failedAt } = event.data;
-      return { ...state, status: 'failed', failure: { code, message }, failedAt, refundDue: refundable, refundedAt: null };
+      return { ...state, status: 'failed', failure: { code, message }, failedAt, beforeNetwork: refundable, refundDue: refundable, refundedAt: null };
     }
     case 'MessageQuotaRefunded':
       return state.status === 'failed' ? { ...state, refundDue: false, refundedAt: event.data.refundedAt } : state;

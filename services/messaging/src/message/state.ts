@@ -8,7 +8,8 @@ export interface AcceptedMessage {
   to: string;
   content: MessageContent;
   quotedMessageId: string | null;
-  idempotencyKey: string | null;
+  /** SHA-256 of the request's Idempotency-Key, if it had one. */
+  idempotencyKeyHash: string | null;
   /** The daily counter the message's unit was taken from (a refund goes back there). */
   usageDay: string;
   acceptedAt: string;
@@ -35,6 +36,8 @@ export type Message =
 export interface FailedFacts {
   failure: { code: ErrorCode; message: string };
   failedAt: string;
+  /** It certainly never reached the chat network (the event's `refundable`): a retry may send it. */
+  beforeNetwork: boolean;
   /** Its daily unit is owed back (it never reached the network) and not yet refunded. */
   refundDue: boolean;
   refundedAt: string | null;

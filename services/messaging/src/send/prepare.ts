@@ -1,21 +1,20 @@
 import { ApiError } from '@switchboard/contracts';
-import type { MessageContent, SendButtonsBody, SendLocationBody, SendMediaBody, SendTextBody } from '@switchboard/contracts';
+import type { MessageContent, SendButtonsBody, SendLocationBody, SendMediaCommandBody, SendTextBody } from '@switchboard/contracts';
 import type { BlobStore } from '@switchboard/blob-store';
-import { sha256Hex } from '@switchboard/blob-store';
 import { resolveMedia } from '../media/resolve-media.js';
 import type { MediaPolicy } from '../media/resolve-media.js';
 
-/** A send request by endpoint kind, its body already validated with the HTTP schema. */
+/** A send request by endpoint kind, its body already validated with the bus schema. */
 export type SendRequest =
   | { kind: 'text'; body: SendTextBody }
-  | { kind: 'media'; body: SendMediaBody }
+  | { kind: 'media'; body: SendMediaCommandBody }
   | { kind: 'location'; body: SendLocationBody }
   | { kind: 'buttons'; body: SendButtonsBody };
 
 /**
- * What the message will carry, as its `MessageAccepted` event records it. Media is fetched or
- * decoded, checked and put in the blob store here, before any daily unit is taken: a bad URL costs
- * the client nothing.
+ * What the message will carry, as its `MessageAccepted` event records it. Media is fetched (or
+ * read back, when the gateway stored it), checked and kept in the blob store here, before any
+ * daily unit is taken: a bad URL costs the client nothing.
  */
 export async function prepareContent(request: SendRequest, media: MediaPolicy, blobs: BlobStore): Promise<PreparedContent> {
   switch (request.kind) {
@@ -30,11 +29,14 @@ export async function prepareContent(request: SendRequest, media: MediaPolicy, b
       return { content: { type: 'buttons', text, buttons, ...(footer !== undefined ? { footer } : {}) } };
     }
     case 'media': {
-      const { bytes, descriptor } = await resolveMedia(request.body, media, sha256Hex);
+      const { bytes, descriptor } = await resolveMedia(request.body, media, blobs);
       // Stored before acceptance: recovery after a crash finds the bytes by the recorded sha256.
-      await blobs.put(bytes).catch((error: unknown) => {
-        throw Object.assign(new ApiError('SERVICE_UNAVAILABLE', 'Media cannot be stored right now; retry later.'), { cause: error });
-      });
+      // Inline media is there already (the gateway put it a moment ago).
+      if (typeof request.body.media === 'string') {
+        await blobs.put(bytes).catch((error: unknown) => {
+          throw Object.assign(new ApiError('SERVICE_UNAVAILABLE', 'Media cannot be stored right now; retry later.'), { cause: error });
+        });
+      }
       const caption = request.body.caption;
       return { content: { type: 'media', media: descriptor, ...(caption !== undefined ? { caption } : {}) }, mediaBytes: bytes };
     }

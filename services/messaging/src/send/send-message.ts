@@ -1,5 +1,5 @@
-import { ApiError, QuotaSubjects, idempotencyHashInput, utcDayOf } from '@switchboard/contracts';
-import type { DailyUsage, MediaType, SendMessageReply } from '@switchboard/contracts';
+import { ApiError, QuotaSubjects, utcDayOf } from '@switchboard/contracts';
+import type { DailyUsage, IdempotencyRef, MediaType, SendMessageReply } from '@switchboard/contracts';
 import type { BlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
@@ -12,8 +12,8 @@ import type { MediaPolicy } from '../media/resolve-media.js';
 import type { AcceptedState } from '../message/state.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import type { Delivery } from './delivery.js';
-import type { IdempotencyKeys } from './idempotency.js';
-import { sha256Hex } from './idempotency.js';
+import { holderLetsGo } from '../idempotency/decide.js';
+import type { IdempotencyKeys } from '../idempotency/handler.js';
 import { prepareContent, quotedIdOf } from './prepare.js';
 import type { SendRequest } from './prepare.js';
 import { resolveQuoted } from './quoted.js';
@@ -31,11 +31,10 @@ export interface SendPipelineOptions {
   sendDeadlineMs: number;
 }
 
-/** Who asks and how: the account, the optional Idempotency-Key and the request's hash. */
+/** Who asks and how: the account and the optional Idempotency-Key (hashed by the gateway). */
 export interface SendCall {
   accountId: string;
-  idempotencyKey?: string | null | undefined;
-  requestHash?: string | undefined;
+  idempotency?: IdempotencyRef | undefined;
   correlationId?: string | undefined;
 }
 
@@ -43,6 +42,8 @@ interface AnswerOptions {
   correlationId?: string | undefined;
   mediaBytes?: Uint8Array | undefined;
   replayed?: boolean;
+  /** When the client gets `pending` if the network has not acknowledged by then (epoch ms). */
+  answerBy: number;
 }
 
 /** `SendMessageReply` plus `mediaType` on media sends. */
@@ -58,43 +59,49 @@ export class SendPipeline {
   constructor(private readonly o: SendPipelineOptions) {}
 
   async send(request: SendRequest, call: SendCall): Promise<SendReply> {
-    const key = call.idempotencyKey ?? null;
-    if (key === null) return this.sendNew(request, call, `msg_${ulid()}`);
-    const requestHash = call.requestHash ?? sha256Hex(idempotencyHashInput(request.kind, request.body));
-    const claim = await this.o.idempotency.claim(call.accountId, key, requestHash, () => `msg_${ulid()}`, call.correlationId);
-    if (claim.kind === 'replay') return this.replay(request, call, key, claim.messageId);
+    const ref = call.idempotency;
+    if (ref === undefined) return this.sendNew(request, call, `msg_${ulid()}`);
+    const claim = await this.o.idempotency.claim(call.accountId, ref, `msg_${ulid()}`, call.correlationId);
+    if (claim.kind === 'replay') return this.replay(request, call, ref, claim.messageId);
     try {
       return await this.sendNew(request, call, claim.messageId);
     } catch (error) {
-      // Failed before acceptance: nothing sent, no unit kept. The key is free for a retry.
+      // Failed before acceptance: nothing sent, no unit kept. The key is free for a retry. (One that
+      // failed after acceptance but before the network lets its key go when the key is next claimed.)
       if ((await this.o.messages.load(claim.messageId)).status === 'absent') {
-        await this.o.idempotency.release(call.accountId, key, claim.messageId, error instanceof ApiError ? error.code : 'INTERNAL_ERROR', call.correlationId);
+        await this.o.idempotency.release(call.accountId, ref, claim.messageId, error instanceof ApiError ? error.code : 'INTERNAL_ERROR', call.correlationId);
       }
       throw error;
     }
   }
 
+  /**
+   * The send deadline runs from the moment the content is ready (a media URL may take its own
+   * fetch timeout first): quota, acceptance and the network's acknowledgement all fit in it, so
+   * the gateway can bound its wait by the documented deadlines.
+   */
   private async sendNew(request: SendRequest, call: SendCall, messageId: string): Promise<SendReply> {
     const { accountId, correlationId } = call;
     const { sessionId, to } = request.body;
     const quotedMessageId = quotedIdOf(request);
     if (quotedMessageId !== null) await resolveQuoted(this.o.statuses, this.o.messages, { accountId, sessionId, quotedMessageId });
     const { content, mediaBytes } = await prepareContent(request, this.o.media, this.o.blobs);
+    const answerBy = Date.now() + this.o.sendDeadlineMs;
     const usage = await this.reserve(accountId, messageId, correlationId);
     const accepted = await this.o.messages.execute(messageId, accountId, {
       type: 'AcceptMessage', messageId, accountId, sessionId, to, content, quotedMessageId,
-      idempotencyKey: call.idempotencyKey ?? null, usageDay: usage.day,
+      idempotencyKeyHash: call.idempotency?.keyHash ?? null, usageDay: usage.day,
     }, correlationId);
-    return this.answer(accepted.state as AcceptedState, usage, { correlationId, mediaBytes });
+    return this.answer(accepted.state as AcceptedState, usage, { correlationId, mediaBytes, answerBy });
   }
 
   /** Waits for the delivery up to the send deadline; past it the client gets `pending`. */
   private async answer(state: AcceptedState, usage: DailyUsage | undefined, how: AnswerOptions): Promise<SendReply> {
-    const { correlationId, mediaBytes, replayed = false } = how;
+    const { correlationId, mediaBytes, replayed = false, answerBy } = how;
     const delivery = this.o.delivery.deliver(state.messageId, correlationId, mediaBytes);
     // Past the deadline nobody awaits it: an unexpected error is logged, and recovery retries.
     delivery.catch((error: unknown) => this.o.logger.error({ messageId: state.messageId, err: error }, 'delivery stopped unexpectedly'));
-    const outcome = await withinDeadline(delivery, this.o.sendDeadlineMs);
+    const outcome = await withinDeadline(delivery, answerBy - Date.now());
     if (outcome !== null && outcome.status === 'failed') throw outcome.error;
     const mediaType = state.content.type === 'media' ? { mediaType: state.content.media.mediaType } : {};
     return {
@@ -122,23 +129,25 @@ export class SendPipeline {
    * a second send. It waits for that message like the first request did; a first request that
    * crashed before acceptance is finished here with the same message id (every step is keyed by it).
    */
-  private async replay(request: SendRequest, call: SendCall, key: string, messageId: string): Promise<SendReply> {
-    const state = await this.waitAccepted(messageId);
+  private async replay(request: SendRequest, call: SendCall, ref: IdempotencyRef, messageId: string): Promise<SendReply> {
+    const answerBy = Date.now() + this.o.sendDeadlineMs;
+    const state = await this.waitAccepted(messageId, answerBy);
     if (state === null) {
-      if (!(await this.o.idempotency.holds(call.accountId, key, messageId))) return this.send(request, call);
+      if (!(await this.o.idempotency.holds(call.accountId, ref, messageId))) return this.send(request, call);
       return this.sendNew(request, call, messageId);
     }
     if (state.accountId !== call.accountId) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+    // It failed before the network since the claim was read: the key serves this request.
+    if (holderLetsGo(state)) return this.send(request, call);
     // Usage figures for the headers: re-reserving the same message id counts nothing new, but only
     // on the day it was counted (another day's counter would take a fresh unit).
     const usage = state.status !== 'failed' && state.usageDay === utcDayOf(this.o.clock.now())
       ? await this.reserve(call.accountId, messageId, call.correlationId).catch(() => undefined)
       : undefined;
-    return this.answer(state, usage, { correlationId: call.correlationId, replayed: true });
+    return this.answer(state, usage, { correlationId: call.correlationId, replayed: true, answerBy });
   }
 
-  private async waitAccepted(messageId: string): Promise<AcceptedState | null> {
-    const giveUpAt = Date.now() + this.o.sendDeadlineMs;
+  private async waitAccepted(messageId: string, giveUpAt: number): Promise<AcceptedState | null> {
     for (;;) {
       const state = await this.o.messages.load(messageId);
       if (state.status !== 'absent') return state;
@@ -154,7 +163,7 @@ export class SendPipeline {
  */
 async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<null>((resolve) => (timer = setTimeout(resolve, ms, null)));
+  const deadline = new Promise<null>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), null)));
   try {
     return await Promise.race([work, deadline]);
   } finally {

@@ -1,4 +1,4 @@
-import { MessagingSubjects } from '@switchboard/contracts';
+import { MessagingSubjects, idempotencyKeyHash, idempotencyRequestHash } from '@switchboard/contracts';
 import type { MessageStatusView, RequestInput, SendMessageReply } from '@switchboard/contracts';
 import type { Cluster } from './cluster.js';
 import { eventually } from './cluster.js';
@@ -15,9 +15,13 @@ export type Outcome =
   | { ok: true; data: SendMessageReply & { mediaType?: string } }
   | { ok: false; code: string; message: string; details: unknown };
 
-/** One send as the gateway makes it; a refusal comes back as its code, message and details. */
+/**
+ * One send as the gateway makes it (an Idempotency-Key hashed with the request); a refusal comes
+ * back as its code, message and details.
+ */
 export async function send(cluster: Cluster, kind: Kind, accountId: string, body: Record<string, unknown>, idempotencyKey?: string): Promise<Outcome> {
-  const request = { accountId, body, ...(idempotencyKey ? { idempotencyKey } : {}) } as RequestInput<(typeof SUBJECT)[Kind]>;
+  const idempotency = idempotencyKey ? { idempotency: { keyHash: idempotencyKeyHash(idempotencyKey), requestHash: idempotencyRequestHash(kind, body) } } : {};
+  const request = { accountId, body, ...idempotency } as RequestInput<(typeof SUBJECT)[Kind]>;
   try {
     return { ok: true, data: await cluster.call(SUBJECT[kind], request as never) };
   } catch (error) {

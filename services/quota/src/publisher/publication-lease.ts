@@ -1,5 +1,5 @@
-import { DatabaseSync } from 'node:sqlite';
-import type { StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openSqliteDatabase } from '@switchboard/eventstore';
 
 /**
  * Who publishes the quota events, and up to which store position. Replicas that share one SQLite
@@ -15,11 +15,8 @@ export class PublicationLease {
   private advanceStatement: StatementSync | undefined;
 
   constructor(path: string, private readonly holder: string, private readonly leaseMs: number) {
-    this.db = new DatabaseSync(path);
-    // NORMAL: a progress update lost in a power cut only means a few events published twice.
-    // busy_timeout first: switching to WAL needs a lock that a replica starting beside us may hold.
-    this.db.exec('PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS quota_publisher (
+    // synchronous=NORMAL: a progress update lost in a power cut only means a few events published twice.
+    this.db = openSqliteDatabase(path, `CREATE TABLE IF NOT EXISTS quota_publisher (
       id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT, lease_until INTEGER NOT NULL, position INTEGER NOT NULL)`);
   }
 

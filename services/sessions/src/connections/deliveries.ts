@@ -6,37 +6,49 @@ import { ChatNetworkError, NotConnectedError, RecipientNotOnNetworkError } from 
 import type { ChatDriver, SentMessage } from '../chat/index.js';
 import { SessionNotConnected } from '../session/errors.js';
 import { statusOf } from '../session/state.js';
+import type { SentLog, SentRecord } from '../sent-log/sent-log.js';
 import type { ActivityRecorder } from './activity.js';
 import type { ConnectionManager } from './connection-manager.js';
 import { networkMessageIdFor } from './network-message-id.js';
 import type { MediaSource } from './media-source.js';
 import type { ConnectionRegistry } from './registry.js';
 
-/** How many recent message ids a session owner remembers to refuse sending one twice. */
-const REMEMBERED_SENDS = 10_000;
-
 /**
  * `sessions.send`: delivers one accepted message through the owning connection and answers once
- * the network acknowledged it. A repeated `messageId` (messaging retrying after a timeout) gets
- * the first attempt's outcome instead of a second send; a failed attempt may be retried.
+ * the network acknowledged it. The acknowledgement is recorded in the sent log BEFORE the answer,
+ * so a repeated `messageId` (messaging retrying after a timeout, or recovering after a crash of
+ * either service) gets the recorded answer instead of a second send, in this process or the next.
+ * A send whose acknowledgement is not on record may not have reached the network: it goes out
+ * again, under the same network id. A failed attempt may be retried.
  */
 export class Deliveries {
-  private readonly recent = new Map<string, Promise<DeliverMessageReply>>();
+  /** Attempts under way here: a repeat arriving meanwhile shares the attempt instead of racing it. */
+  private readonly inFlight = new Map<string, Promise<DeliverMessageReply>>();
 
   constructor(
     private readonly registry: ConnectionRegistry,
     private readonly manager: ConnectionManager,
     private readonly activity: ActivityRecorder,
     private readonly media: MediaSource,
+    private readonly sent: SentLog,
     private readonly logger?: Logger,
   ) {}
 
-  async deliver(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
-    // Checked first: a message the network already took keeps its answer even if the session
-    // dropped since. Keyed with the account and session so no other caller can read it.
+  deliver(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
+    // Keyed with the account and session so no other caller can share or read it.
     const key = `${command.accountId}/${command.sessionId}/${command.messageId}`;
-    const earlier = this.recent.get(key);
-    if (earlier) return earlier;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const attempt = this.deliverOnce(command).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, attempt);
+    return attempt;
+  }
+
+  private async deliverOnce(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
+    // Checked first: a message the network already took keeps its answer even if the session
+    // dropped since, or the process that sent it died before answering.
+    const recorded = await this.sent.find(command.accountId, command.sessionId, command.messageId);
+    if (recorded) return replyOf(recorded);
     const connection = this.registry.get(command.sessionId);
     if (!connection || connection.accountId !== command.accountId) {
       const status = statusOf(await this.manager.visible(command));
@@ -45,9 +57,11 @@ export class Deliveries {
       throw new SessionNotConnected(status);
     }
     if (connection.phase !== 'linked') throw new SessionNotConnected('pending');
-    const attempt = this.send(connection.driver, command);
-    this.remember(key, attempt);
-    const reply = await attempt;
+    const reply = await this.send(connection.driver, command);
+    await this.sent.record({ accountId: command.accountId, sessionId: command.sessionId, ...reply }).catch((error: unknown) => {
+      // The message is on the network either way; unrecorded, a redelivery would repeat it (shown once).
+      this.logger?.error({ err: error, messageId: command.messageId }, 'acknowledged send not recorded in the sent log');
+    });
     this.activity.touch(command.sessionId, command.accountId, 'message_sent');
     return reply;
   }
@@ -74,16 +88,10 @@ export class Deliveries {
       return sent;
     });
   }
+}
 
-  private remember(key: string, attempt: Promise<DeliverMessageReply>): void {
-    this.recent.set(key, attempt);
-    // A failure is forgotten so that the caller's retry really tries again.
-    attempt.catch(() => this.recent.get(key) === attempt && this.recent.delete(key));
-    if (this.recent.size > REMEMBERED_SENDS) {
-      const oldest = this.recent.keys().next().value;
-      if (oldest !== undefined) this.recent.delete(oldest);
-    }
-  }
+function replyOf(record: SentRecord): DeliverMessageReply {
+  return { messageId: record.messageId, networkMessageId: record.networkMessageId, sentAt: record.sentAt };
 }
 
 async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, media: MediaSource): Promise<SentMessage> {

@@ -1,5 +1,5 @@
 import { ApiError, IDEMPOTENCY_WINDOW_MS } from '@switchboard/contracts';
-import type { CreateSessionIdempotency, SessionKeyEvent } from '@switchboard/contracts';
+import type { IdempotencyRef, SessionKeyEvent } from '@switchboard/contracts';
 
 /** An Idempotency-Key of session creates: free, or bound to the first request and its session. */
 export type KeyState = { kind: 'Free' } | { kind: 'Held'; sessionId: string; requestHash: string; claimedAt: string };
@@ -7,7 +7,7 @@ export type KeyState = { kind: 'Free' } | { kind: 'Held'; sessionId: string; req
 export const freeKey: KeyState = { kind: 'Free' };
 
 /** A create asking for a key: its hashes and the session id it would create. */
-export interface ClaimRequest extends CreateSessionIdempotency {
+export interface ClaimRequest extends IdempotencyRef {
   accountId: string;
   sessionId: string;
 }

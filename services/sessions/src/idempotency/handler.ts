@@ -1,5 +1,5 @@
 import { idempotencyStream, sessionKeyEventParser } from '@switchboard/contracts';
-import type { CreateSessionIdempotency, SessionKeyEvent } from '@switchboard/contracts';
+import type { IdempotencyRef, SessionKeyEvent } from '@switchboard/contracts';
 import { currentInboundHeaders } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
 import { eventMetadata, executeCommand } from '@switchboard/service-kit';
@@ -25,7 +25,7 @@ export class SessionKeys {
   ) {}
 
   /** Binds the key to `sessionId` (this request creates it), or names the session that holds it. */
-  async claim(accountId: string, idempotency: CreateSessionIdempotency, sessionId: string): Promise<ClaimDecision> {
+  async claim(accountId: string, idempotency: IdempotencyRef, sessionId: string): Promise<ClaimDecision> {
     let decision: ClaimDecision | undefined;
     const request = { accountId, ...idempotency, sessionId };
     await this.execute(accountId, idempotency.keyHash, (state, now) => {

@@ -28,8 +28,8 @@ function fixture() {
 }
 
 const accepted = (messageId: string, at = '2026-11-21T10:00:00.000Z'): MessageEvent => ({
-  type: 'MessageAccepted', version: 1,
-  data: { messageId, accountId: ACC, sessionId: SES, to: '15551234567', content: { type: 'location', latitude: 1, longitude: 2 }, quotedMessageId: null, idempotencyKey: null, usageDay: '2026-11-21', acceptedAt: at },
+  type: 'MessageAccepted', version: 2,
+  data: { messageId, accountId: ACC, sessionId: SES, to: '15551234567', content: { type: 'location', latitude: 1, longitude: 2 }, quotedMessageId: null, idempotencyKeyHash: null, usageDay: '2026-11-21', acceptedAt: at },
 });
 const sent = (messageId: string, networkMessageId: string): MessageEvent => ({ type: 'MessageSent', version: 1, data: { messageId, networkMessageId, sentAt: '2026-11-21T10:00:01.000Z' } });
 

@@ -129,6 +129,9 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     const jid = await this.#recipients.requireOnNetwork(socket, to);
     const messageId = options.id ?? generateMessageIDV2(socket.user?.id);
     const acknowledged = this.#acks.expect(messageId);
+    // The ack deadline can pass while a large upload is still being written: that rejection is
+    // the caller's (returned below), not an unhandled one that would end the process.
+    acknowledged.catch(() => undefined);
     try {
       const sent = await write(socket, jid, messageId);
       if (sent?.message) this.#recent.set(messageId, { message: sent.message, fromMe: true });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '@switchboard/eventstore';
 
 const KEY_BYTES = 32;
 /** Where the embedded mode keeps a generated key when `SWITCHBOARD_SECRET_KEY` is unset. */
@@ -29,9 +30,9 @@ export function parseSecretKey(text: string): Buffer {
  */
 export function loadOrCreateSecretKey(dataDir: string): Buffer {
   const path = join(dataDir, SECRET_KEY_FILE);
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   try {
-    writeFileSync(path, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(path, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }

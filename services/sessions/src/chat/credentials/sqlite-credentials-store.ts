@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openSqliteDatabase } from '@switchboard/eventstore';
 import { CredentialsCipher } from './cipher.js';
 
 const SCHEMA = `
@@ -37,10 +36,8 @@ export class SqliteCredentialsStore {
   readonly #count: StatementSync;
 
   constructor(options: { path: string; key: Buffer }) {
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-    this.#db = new DatabaseSync(options.path);
-    this.#db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-    this.#db.exec(SCHEMA);
+    // Owner-only (0600, its -wal and -shm too): these rows are the keys to the user's account.
+    this.#db = openSqliteDatabase(options.path, SCHEMA, { busyTimeoutMs: 5000 });
     this.#cipher = new CredentialsCipher(options.key);
     this.#select = this.#db.prepare('SELECT value FROM chat_credentials WHERE session_id = ? AND kind = ? AND key_id = ?');
     this.#upsert = this.#db.prepare(

@@ -1,0 +1,102 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openSqliteDatabase } from '@switchboard/eventstore';
+import type { SentLog, SentRecord } from './sent-log.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS sent_messages (
+  message_id         TEXT    PRIMARY KEY,
+  account_id         TEXT    NOT NULL,
+  session_id         TEXT    NOT NULL,
+  network_message_id TEXT    NOT NULL,
+  sent_at            TEXT    NOT NULL,
+  recorded_at        INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sent_messages_by_age ON sent_messages (recorded_at);`;
+
+/** Rows deleted per statement when forgetting old records, so the event loop is never held long. */
+const FORGET_BATCH = 5_000;
+
+interface Pending {
+  sent: SentRecord;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * `SentLog` in a SQLite file of the sessions service (WAL, synchronous=NORMAL: a commit survives a
+ * SIGKILL of the process; an OS crash may lose the last ones). Records coalesce: every record made
+ * in one event-loop turn is committed in one transaction at the end of that turn, and each
+ * `record()` resolves after that commit. A busy process thus pays one commit per turn, not per send.
+ */
+export class SqliteSentLog implements SentLog {
+  readonly #db: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #select: StatementSync;
+  readonly #forget: StatementSync;
+  #pending: Pending[] = [];
+
+  constructor(
+    path: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#db = openSqliteDatabase(path, SCHEMA);
+    this.#insert = this.#db.prepare(
+      'INSERT INTO sent_messages (message_id, account_id, session_id, network_message_id, sent_at, recorded_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (message_id) DO NOTHING',
+    );
+    this.#select = this.#db.prepare(
+      'SELECT network_message_id, sent_at FROM sent_messages WHERE message_id = ? AND account_id = ? AND session_id = ?',
+    );
+    this.#forget = this.#db.prepare(
+      'DELETE FROM sent_messages WHERE message_id IN (SELECT message_id FROM sent_messages WHERE recorded_at < ? LIMIT ?)',
+    );
+  }
+
+  record(sent: SentRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ sent, resolve, reject });
+      if (this.#pending.length === 1) setImmediate(() => this.#commit());
+    });
+  }
+
+  async find(accountId: string, sessionId: string, messageId: string): Promise<SentRecord | undefined> {
+    const row = this.#select.get(messageId, accountId, sessionId) as { network_message_id: string; sent_at: string } | undefined;
+    return row && { accountId, sessionId, messageId, networkMessageId: row.network_message_id, sentAt: row.sent_at };
+  }
+
+  async forgetBefore(cutoff: Date): Promise<number> {
+    let forgotten = 0;
+    for (;;) {
+      const { changes } = this.#forget.run(cutoff.getTime(), FORGET_BATCH);
+      forgotten += Number(changes);
+      if (Number(changes) < FORGET_BATCH || !this.#db.isOpen) return forgotten;
+      await nextTurn();
+    }
+  }
+
+  /** Commits what is still waiting first: an answer already promised keeps its record. */
+  async close(): Promise<void> {
+    if (!this.#db.isOpen) return;
+    this.#commit();
+    this.#db.close();
+  }
+
+  #commit(): void {
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0 || !this.#db.isOpen) return batch.forEach((p) => p.reject(new Error('the sent log is closed')));
+    const recordedAt = this.now();
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      for (const { sent } of batch) {
+        this.#insert.run(sent.messageId, sent.accountId, sent.sessionId, sent.networkMessageId, sent.sentAt, recordedAt);
+      }
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      return batch.forEach((p) => p.reject(error));
+    }
+    for (const p of batch) p.resolve();
+  }
+}
