@@ -54,3 +54,6 @@ export * from './health/ready.js';
 
 export * from './examples/ids.js';
 export * from './examples/http.js';
+
+export * from './messages/history.js';
+export * from './public-events/catalogue.js';
