@@ -57,3 +57,8 @@ export * from './examples/http.js';
 
 export * from './messages/history.js';
 export * from './public-events/catalogue.js';
+export * from './public-events/feed.js';
+
+export * from './webhooks/events.js';
+export * from './webhooks/http.js';
+export * from './webhooks/subjects.js';

@@ -46,6 +46,16 @@ describe('bus subjects', () => {
       'sb.v1.quota.keys.create',
       'sb.v1.quota.keys.list',
       'sb.v1.quota.keys.revoke',
+      'sb.v1.events.createWebhook',
+      'sb.v1.events.listWebhooks',
+      'sb.v1.events.getWebhook',
+      'sb.v1.events.updateWebhook',
+      'sb.v1.events.deleteWebhook',
+      'sb.v1.events.rotateSecret',
+      'sb.v1.events.listDeliveries',
+      'sb.v1.events.replay',
+      'sb.v1.events.test',
+      'sb.v1.events.readStream',
     ]);
   });
 

@@ -30,7 +30,7 @@ describe('ids', () => {
   });
 
   it('uses the documented prefixes', () => {
-    expect(ID_PREFIX).toEqual({ session: 'ses_', message: 'msg_', account: 'acc_', key: 'key_' });
+    expect(ID_PREFIX).toEqual({ session: 'ses_', message: 'msg_', account: 'acc_', key: 'key_', webhook: 'wh_' });
   });
 
   it('shows an example in the message', () => {

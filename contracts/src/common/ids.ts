@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   message: 'msg_',
   account: 'acc_',
   key: 'key_',
+  webhook: 'wh_',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
@@ -43,6 +44,10 @@ export type AccountId = z.infer<typeof AccountId>;
 /** Key id: public handle of an API key (never the secret itself). */
 export const KeyId = prefixedId('key', 'key_01JD8Z5X0A1B2C3D4E5F6G7H8J');
 export type KeyId = z.infer<typeof KeyId>;
+
+/** Webhook: an account's HTTPS endpoint that receives its events. */
+export const WebhookId = prefixedId('webhook', 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N');
+export type WebhookId = z.infer<typeof WebhookId>;
 
 /** Correlation and causation ids: opaque tokens (trace ids, event ids, request ids). */
 export const CorrelationId = z.string().min(1).max(128);

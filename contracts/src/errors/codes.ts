@@ -13,6 +13,10 @@ export const ErrorCode = z.enum([
   // distinguishable from a missing route.
   'ACCOUNT_NOT_FOUND',
   'KEY_NOT_FOUND',
+  // Webhooks (issue 11).
+  'WEBHOOK_NOT_FOUND',
+  'WEBHOOK_URL_FORBIDDEN',
+  'WEBHOOK_LIMIT_REACHED',
   // Not in the table either: what the HTTP server refuses before any route runs (a client too
   // slow to send its request, a head over node's header limit).
   'REQUEST_TIMEOUT',
@@ -47,6 +51,9 @@ export const ERROR_HTTP_STATUS = {
   ROUTE_NOT_FOUND: 404,
   ACCOUNT_NOT_FOUND: 404,
   KEY_NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  WEBHOOK_URL_FORBIDDEN: 400,
+  WEBHOOK_LIMIT_REACHED: 409,
   REQUEST_TIMEOUT: 408,
   SESSION_NOT_CONNECTED: 409,
   SESSION_NOT_PENDING: 409,
@@ -78,6 +85,9 @@ export const ERROR_DEFAULT_MESSAGE: Readonly<Record<ErrorCode, string>> = {
   ROUTE_NOT_FOUND: 'No endpoint matches this method and path.',
   ACCOUNT_NOT_FOUND: 'No account with this id exists.',
   KEY_NOT_FOUND: 'No API key with this id exists.',
+  WEBHOOK_NOT_FOUND: 'No webhook with this id exists.',
+  WEBHOOK_URL_FORBIDDEN: 'The webhook URL points at a private, loopback, link-local or metadata address, or does not resolve.',
+  WEBHOOK_LIMIT_REACHED: 'The account already has the maximum of 10 webhooks.',
   REQUEST_TIMEOUT: 'The request did not arrive in time; the connection is closed.',
   SESSION_NOT_CONNECTED: 'The session is not connected; only a connected session can send.',
   SESSION_NOT_PENDING: 'The session is not waiting for a QR code scan.',

@@ -45,6 +45,16 @@ const STORED = {
   SessionSlotReleased: { accountId: ID.account, sessionId: ID.session, releasedAt: EXAMPLE_TIME },
   DailyQuotaReserved: { accountId: ID.account, day: '2026-11-21', messageId: ID.message, limit: null, reservedAt: EXAMPLE_TIME },
   DailyQuotaRefunded: { accountId: ID.account, day: '2026-11-21', messageId: ID.message, refundedAt: EXAMPLE_TIME },
+  WebhookCreated: {
+    webhookId: 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N', accountId: ID.account, url: 'https://example.com/hook', events: ['message.status'],
+    description: null, enabled: true, secretFingerprint: '0123456789abcdef', createdAt: EXAMPLE_TIME,
+  },
+  WebhookUpdated: { webhookId: 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N', url: 'https://example.com/hook', events: ['session.status'], description: 'x', enabled: false, updatedAt: EXAMPLE_TIME },
+  WebhookSecretRotated: {
+    webhookId: 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N', secretFingerprint: 'fedcba9876543210', previousFingerprint: '0123456789abcdef',
+    previousValidUntil: EXAMPLE_TIME, rotatedAt: EXAMPLE_TIME,
+  },
+  WebhookDeleted: { webhookId: 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N', deletedAt: EXAMPLE_TIME },
 } as const;
 
 /** Events past their first version. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MESSAGE_EVENTS } from '../messaging/events.js';
 import { ACCOUNT_EVENTS, USAGE_EVENTS } from '../quota/events.js';
 import { SESSION_EVENTS } from '../sessions/events.js';
+import { WEBHOOK_EVENTS } from '../webhooks/events.js';
 import type { EventSchema } from './define.js';
 import { EventMetadata } from './metadata.js';
 import { createEventParser } from './parser.js';
@@ -9,7 +10,7 @@ import { eventSubject, STREAM_CATEGORY } from './streams.js';
 import type { StreamCategory } from './streams.js';
 
 /** Every event schema of every service, each version registered once. */
-export const ALL_EVENTS = [...SESSION_EVENTS, ...MESSAGE_EVENTS, ...ACCOUNT_EVENTS, ...USAGE_EVENTS] as const;
+export const ALL_EVENTS = [...SESSION_EVENTS, ...MESSAGE_EVENTS, ...ACCOUNT_EVENTS, ...USAGE_EVENTS, ...WEBHOOK_EVENTS] as const;
 
 /** Any domain event (current versions). */
 export type DomainEvent = z.output<(typeof ALL_EVENTS)[number]>;
@@ -24,6 +25,7 @@ function categoryMap(): Record<string, StreamCategory> {
     [MESSAGE_EVENTS, STREAM_CATEGORY.message],
     [ACCOUNT_EVENTS, STREAM_CATEGORY.account],
     [USAGE_EVENTS, STREAM_CATEGORY.usage],
+    [WEBHOOK_EVENTS, STREAM_CATEGORY.webhook],
   ];
   return Object.fromEntries(entries.flatMap(([schemas, category]) => schemas.map((s) => [s.shape.type.value, category])));
 }

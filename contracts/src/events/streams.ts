@@ -1,4 +1,4 @@
-import type { AccountId, MessageId, SessionId } from '../common/ids.js';
+import type { AccountId, MessageId, SessionId, WebhookId } from '../common/ids.js';
 import type { UtcDay } from '../common/time.js';
 import { SUBJECT_PREFIX } from '../bus/subject.js';
 
@@ -8,12 +8,14 @@ export const STREAM_CATEGORY = {
   message: 'message',
   account: 'account',
   usage: 'usage',
+  webhook: 'webhook',
 } as const;
 export type StreamCategory = (typeof STREAM_CATEGORY)[keyof typeof STREAM_CATEGORY];
 
 export const sessionStream = (id: SessionId): string => `session-${id}`;
 export const messageStream = (id: MessageId): string => `message-${id}`;
 export const accountStream = (id: AccountId): string => `account-${id}`;
+export const webhookStream = (id: WebhookId): string => `webhook-${id}`;
 /** Daily usage counter of one account on one UTC day. */
 export const usageStream = (id: AccountId, day: UtcDay): string => `usage-${id}-${day}`;
 
