@@ -18,3 +18,6 @@ export { traceparentOf } from './stored-events.js';
 export { isLoopbackHost } from './loopback.js';
 export { runServiceProcess } from './service-process.js';
 export type { ServiceProcessContext } from './service-process.js';
+export { feedWaker } from './feed-waker.js';
+export { readFeedPage } from './feed-page.js';
+export type { PublicEventMapper } from './feed-page.js';

@@ -1,14 +1,15 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { BlobStore } from '@switchboard/blob-store';
-import { MEDIA_FETCH_TIMEOUT_MS } from '@switchboard/contracts';
+import { MEDIA_FETCH_TIMEOUT_MS, feedWakeSubject } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
-import { ProjectionRunner, openReadModelDatabase, openServiceEventStore } from '@switchboard/service-kit';
+import { ProjectionRunner, feedWaker, openReadModelDatabase, openServiceEventStore } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import type { Clock } from './application/clock.js';
 import { MessageStore } from './application/message-store.js';
 import { MessagingApi } from './handlers/messaging-api.js';
 import type { MediaPolicy } from './media/resolve-media.js';
+import { readMessageFeed } from './feed/feed.js';
 import { messageStatusProjection } from './projections/message-status/projection.js';
 import { MessageStatusQueries } from './projections/message-status/queries.js';
 import { Recovery } from './recovery/recovery.js';
@@ -57,7 +58,9 @@ export async function openMessagingEngine(o: MessagingEngineOptions): Promise<Me
   try {
     db = openReadModelDatabase('messaging', o.config);
     const onError = (error: unknown, event: { stream: string }) => o.logger.error({ err: error, stream: event.stream }, 'message status projection stopped');
-    const runner = new ProjectionRunner(store, db, messageStatusProjection(db), { onError });
+    // Every message fact may be a public event: wake the events service's intake after each.
+    const wake = feedWaker(o.bus, feedWakeSubject('messaging'), (error) => o.logger.warn({ err: error }, 'feed wake-up not published'));
+    const runner = new ProjectionRunner(store, db, messageStatusProjection(db), { onError, afterApply: wake });
     await runner.start();
     return assemble(o, store, db, runner);
   } catch (error) {
@@ -87,7 +90,7 @@ function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() } },
   });
   return {
-    api: new MessagingApi(pipeline, messages, statuses, readiness),
+    api: new MessagingApi(pipeline, messages, statuses, readiness, (request) => readMessageFeed(store, request)),
     recovery,
     store,
     caughtUp: () => runner.caughtUp(),

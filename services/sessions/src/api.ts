@@ -4,6 +4,8 @@ import type {
   DeleteSessionReply,
   DeliverMessageCommand,
   DeliverMessageReply,
+  FeedReply,
+  FeedRequest,
   ListSessionsRequest,
   ListSessionsResult,
   ReadyReply,
@@ -13,6 +15,7 @@ import type {
 } from '@switchboard/contracts';
 import type { ConnectionManager } from './connections/connection-manager.js';
 import type { Deliveries } from './connections/deliveries.js';
+import type { SessionFeed } from './feed/feed.js';
 import type { IdempotentCreate } from './idempotency/create.js';
 import type { SessionListQueries } from './projections/session-list/queries.js';
 import { SessionNotFound } from './session/errors.js';
@@ -25,6 +28,7 @@ export class SessionsApi {
     private readonly deliveries: Deliveries,
     private readonly queries: SessionListQueries,
     readonly readiness: () => ReadyReply,
+    private readonly publicFeed: SessionFeed,
   ) {}
 
   create(command: CreateSessionCommand): Promise<CreateSessionResult> {
@@ -51,5 +55,10 @@ export class SessionsApi {
 
   send(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
     return this.deliveries.deliver(command);
+  }
+
+  /** `sb.v1.sessions.feed`: public events of session facts after a position (events service). */
+  feed(request: FeedRequest): Promise<FeedReply> {
+    return this.publicFeed.read(request);
   }
 }

@@ -2,8 +2,9 @@ import { openBlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
 import { join } from 'node:path';
-import { openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
+import { feedWaker, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
+import { feedWakeSubject } from '@switchboard/contracts';
 import type { ReadyReply } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
@@ -18,6 +19,7 @@ import { ReceiptForwarder } from './connections/receipts.js';
 import { ConnectionRegistry } from './connections/registry.js';
 import { SessionCommands } from './connections/session-commands.js';
 import { SessionSlots } from './connections/quota-slots.js';
+import { SessionFeed } from './feed/feed.js';
 import { SessionListProjection } from './projections/session-list/projection.js';
 import { SessionListQueries } from './projections/session-list/queries.js';
 import { keepWithinRetention } from './sent-log/retention.js';
@@ -49,7 +51,9 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const store = openServiceEventStore('sessions', config);
   const db = openReadModelDatabase('sessions', config);
   const onError = (error: unknown) => logger.error({ err: error }, 'session list projection stopped');
-  const runner = new ProjectionRunner(store, db, new SessionListProjection(db), { onError });
+  // Every session fact may be a public event: wake the events service's intake after each.
+  const wake = feedWaker(bus, feedWakeSubject('sessions'), (error) => logger.warn({ err: error }, 'feed wake-up not published'));
+  const runner = new ProjectionRunner(store, db, new SessionListProjection(db), { onError, afterApply: wake });
   const chat = await openChatNetwork(config, options.chatNetwork).catch(async (error: unknown) => {
     await closeStores(store, db);
     throw error;
@@ -88,7 +92,12 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     retentionMs: SENT_LOG_RETENTION_MS,
     onError: (error) => logger.warn({ err: error }, 'old sent-log records not dropped; next run retries'),
   });
-  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness);
+  const liveQr = (sessionId: string) => {
+    const connection = registry.get(sessionId);
+    return connection?.phase === 'pairing' ? connection.currentQr?.code : undefined;
+  };
+  const feed = new SessionFeed(store, liveQr);
+  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed);
   const app = await startMicroservice(SessionsModule.forApi(api), { bus, queue: 'sessions' });
 
   return {

@@ -1,7 +1,7 @@
 import { Controller, Inject, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ReadySubjects, SessionsSubjects, validationError } from '@switchboard/contracts';
+import { FeedSubjects, ReadySubjects, SessionsSubjects, validationError } from '@switchboard/contracts';
 import type { ReplyOf, RequestOf, SubjectContract } from '@switchboard/contracts';
 import type { SessionsApi } from './api.js';
 
@@ -48,6 +48,11 @@ export class SessionsController {
   @MessagePattern(SessionsSubjects.send.subject)
   send(@Payload() data: unknown): Reply<typeof SessionsSubjects.send> {
     return this.api.send(parse(SessionsSubjects.send, data));
+  }
+
+  @MessagePattern(FeedSubjects.sessions.subject)
+  feed(@Payload() data: unknown): Reply<typeof FeedSubjects.sessions> {
+    return this.api.feed(parse(FeedSubjects.sessions, data));
   }
 
   @MessagePattern(ReadySubjects.sessions.subject)

@@ -1,6 +1,6 @@
 import { ApiError } from '@switchboard/contracts';
 import { outcomeOf, processMetrics } from '@switchboard/telemetry';
-import type { MessageRef, MessageStatusView, ReadyReply, RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
+import type { FeedReply, FeedRequest, MessageRef, MessageStatusView, ReadyReply, RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
 import type { MessageStore } from '../application/message-store.js';
 import { viewOfState } from '../application/message-store.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
@@ -15,6 +15,7 @@ export class MessagingApi {
     private readonly messages: MessageStore,
     private readonly statuses: MessageStatusQueries,
     private readonly readinessCheck: () => ReadyReply,
+    private readonly readFeed: (request: FeedRequest) => Promise<FeedReply>,
   ) {}
 
   /** `sb.v1.messaging.ready`: what the gateway's /readyz reports for this service. */
@@ -46,5 +47,10 @@ export class MessagingApi {
 
   recordReceipt(command: RecordReceiptCommand): Promise<RecordReceiptReply> {
     return recordReceipt(command, { messages: this.messages, statuses: this.statuses });
+  }
+
+  /** `sb.v1.messaging.feed`: public events of message facts after a position (events service). */
+  feed(request: FeedRequest): Promise<FeedReply> {
+    return this.readFeed(request);
   }
 }

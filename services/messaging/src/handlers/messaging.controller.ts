@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { MessagingSubjects, ReadySubjects, validationError } from '@switchboard/contracts';
+import { FeedSubjects, MessagingSubjects, ReadySubjects, validationError } from '@switchboard/contracts';
 import type { BusContext } from '@switchboard/bus';
 import type { z } from 'zod';
 import type { SendRequest } from '../send/prepare.js';
@@ -50,6 +50,11 @@ export class MessagingController {
   @MessagePattern(S.recordReceipt.subject)
   recordReceipt(@Payload() body: unknown) {
     return this.api.recordReceipt(parse(S.recordReceipt.request, body));
+  }
+
+  @MessagePattern(FeedSubjects.messaging.subject)
+  feed(@Payload() body: unknown) {
+    return this.api.feed(parse(FeedSubjects.messaging.request, body));
   }
 
   @MessagePattern(ReadySubjects.messaging.subject)

@@ -1,0 +1,80 @@
+import { publicEventId } from '@switchboard/contracts';
+import type { MessageEvent, MessageFailure, PublicEvent } from '@switchboard/contracts';
+
+// Message facts as the public catalogue tells them (issue 11). Outbound: `message.status` on
+// sent, delivered, read and failed, never backwards. (Inbound engineer: `message.received` and
+// `message.reaction` are mapped here too, from MessageReceived and the reaction facts.)
+
+/** How far an outbound message got; a later fact of a lower rank is not told again. */
+const RANK = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 } as const;
+export type OutboundProgress = keyof typeof RANK;
+
+/** What the earlier facts of the message's stream established. */
+export interface MessageContext {
+  sessionId: string | null;
+  progress: OutboundProgress | null;
+}
+
+export const EMPTY_CONTEXT: MessageContext = { sessionId: null, progress: null };
+
+/** The context after one more fact of the same stream. */
+export function contextAfter(context: MessageContext, event: MessageEvent): MessageContext {
+  switch (event.type) {
+    case 'MessageAccepted':
+      return { sessionId: event.data.sessionId, progress: 'accepted' };
+    case 'MessageSent':
+    case 'MessageDelivered':
+    case 'MessageRead':
+    case 'MessageFailed': {
+      const progress = progressOf(event);
+      return context.progress !== null && RANK[context.progress] >= RANK[progress] ? context : { ...context, progress };
+    }
+    default:
+      return context;
+  }
+}
+
+function progressOf(event: MessageEvent & { type: 'MessageSent' | 'MessageDelivered' | 'MessageRead' | 'MessageFailed' }): OutboundProgress {
+  const byType = { MessageSent: 'sent', MessageDelivered: 'delivered', MessageRead: 'read', MessageFailed: 'failed' } as const;
+  return byType[event.type];
+}
+
+/** A stored message fact with what the mapping needs beside its data. */
+export interface MessageFact {
+  eventId: string;
+  event: MessageEvent;
+}
+
+/**
+ * The public event of one message fact given what came before it in its stream, or null (an
+ * acceptance, a refund, a status that would go backwards, a stream without its acceptance).
+ */
+export function toPublicEvent(fact: MessageFact, before: MessageContext): PublicEvent | null {
+  const { event } = fact;
+  switch (event.type) {
+    case 'MessageSent':
+      return status(fact, before, 'sent', event.data.sentAt, null);
+    case 'MessageDelivered':
+      return status(fact, before, 'delivered', event.data.deliveredAt, null);
+    case 'MessageRead':
+      return status(fact, before, 'read', event.data.readAt, null);
+    case 'MessageFailed':
+      return status(fact, before, 'failed', event.data.failedAt, { code: event.data.code, message: event.data.message });
+    default:
+      return null;
+  }
+}
+
+function status(
+  fact: MessageFact,
+  before: MessageContext,
+  next: 'sent' | 'delivered' | 'read' | 'failed',
+  timestamp: string,
+  error: MessageFailure | null,
+): PublicEvent | null {
+  if (before.sessionId === null) return null;
+  if (before.progress !== null && RANK[before.progress] >= RANK[next]) return null;
+  const type = 'message.status';
+  const data = { messageId: fact.event.data.messageId, sessionId: before.sessionId, status: next, timestamp, error };
+  return { id: publicEventId(fact.eventId, type), type, timestamp, data };
+}
