@@ -2,7 +2,10 @@ import { isIP } from 'node:net';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { EmulatorError } from './errors.js';
-import { isPhone } from './model.js';
+import { parseInboundSpec } from './inbound-spec.js';
+import type { InboundSpec } from './inbound-spec.js';
+import type { SentInbound } from './inbound.js';
+import { isPhone, phoneForLid } from './model.js';
 import type { ContactSettings } from './model.js';
 
 /** The operations the control API exposes (see /work/shared/spec/operations.md). */
@@ -10,7 +13,7 @@ export interface ControlOperations {
   scan(qrCode: string, phone: string): Promise<unknown>;
   setContact(phone: string, settings: ContactSettings): ContactSettings;
   received(phone: string): unknown[];
-  inbound(from: string, to: string, text: string): Promise<string>;
+  inbound(from: string, spec: InboundSpec): Promise<SentInbound>;
   drop(phone: string): void;
   logout(phone: string): void;
   device(phone: string): unknown;
@@ -32,6 +35,12 @@ const bad = (message: string): EmulatorError => new EmulatorError(400, 'invalid_
 const phoneParam = (value: string | undefined): string => {
   if (!isPhone(value)) throw bad('phone must be digits only, international format without +');
   return value;
+};
+
+/** A contact named by its phone number or by its LID jid (`<lid>@lid`), as the network now names it. */
+const contactParam = (value: string | undefined): string => {
+  const lid = value?.endsWith('@lid') ? phoneForLid(value.slice(0, -'@lid'.length)) : undefined;
+  return phoneParam(lid ?? value);
 };
 
 const delay = (body: Body, key: string, fallback: number | null): number | null => {
@@ -61,7 +70,7 @@ const ROUTES: Route[] = [
   {
     method: 'POST',
     pattern: /^\/contacts\/([^/]+)\/messages$/,
-    run: async (ops, m, b) => [202, { id: await ops.inbound(phoneParam(m[1]), phoneParam(b.to as string), text(b, 'text')) }],
+    run: async (ops, m, b) => [202, await ops.inbound(contactParam(m[1]), parseInboundSpec(b, isPhone))],
   },
   { method: 'GET', pattern: /^\/devices\/([^/]+)$/, run: async (ops, m) => [200, ops.device(phoneParam(m[1]))] },
   { method: 'POST', pattern: /^\/devices\/([^/]+)\/drop$/, run: async (ops, m) => (ops.drop(phoneParam(m[1])), [200, { dropped: true }]) },

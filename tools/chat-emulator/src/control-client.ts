@@ -1,4 +1,5 @@
 import type { ContactSettings, ReceivedMessage } from './model.js';
+import type { SentInbound } from './inbound.js';
 import type { ScanResult } from './pairing-service.js';
 
 /** A non-2xx answer from the control API, with its stable error code. */
@@ -22,6 +23,23 @@ export interface EmulatorHealth {
   process: { cpuMs: number; heapUsedBytes: number; rssBytes: number };
 }
 
+type Media = { base64: string; caption?: string; filename?: string; mimetype?: string };
+
+/** The body of `POST /contacts/{phone}/messages`: `to`, exactly one kind, and the extras. */
+export type InboundBody = { to: string; quotedMessageId?: string; id?: string; addressing?: 'lid' | 'pn' } & (
+  | { text: string }
+  | { image: Media }
+  | { video: Media }
+  | { audio: Media & { ptt?: boolean } }
+  | { document: Media }
+  | { sticker: Media }
+  | { location: { latitude: number; longitude: number; name?: string; address?: string } }
+  | { contact: { displayName: string; vcard: string } }
+  | { reaction: { messageId: string; emoji: string } }
+  | { pollVote: { pollMessageId: string; options: string[] } }
+  | { buttonReply: { id: string; text?: string } }
+);
+
 /** Typed client of the emulator's control API (for tests and tools). */
 export class EmulatorControlClient {
   constructor(private readonly controlUrl: string) {}
@@ -40,8 +58,16 @@ export class EmulatorControlClient {
   }
 
   /** The contact `from` sends `text` to the linked number `to`. */
-  inbound(from: string, to: string, text: string): Promise<{ id: string }> {
-    return this.call('POST', `/contacts/${from}/messages`, { to, text });
+  inbound(from: string, to: string, text: string): Promise<SentInbound> {
+    return this.send(from, { to, text });
+  }
+
+  /**
+   * The contact `from` (a phone number, or its LID jid `<lid>@lid`) sends any inbound kind: see
+   * `InboundBody` and the README's control API table.
+   */
+  send(from: string, body: InboundBody): Promise<SentInbound> {
+    return this.call('POST', `/contacts/${from}/messages`, body);
   }
 
   /** The device linked to `phone` (404 if none). */

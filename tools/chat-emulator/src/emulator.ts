@@ -12,6 +12,7 @@ import { EmulatorError } from './errors.js';
 import { loadOrCreateIdentity } from './identity.js';
 import type { NetworkIdentity } from './identity.js';
 import { sendInbound } from './inbound.js';
+import type { Addressing } from './inbound-spec.js';
 import { MediaHost } from './media-host.js';
 import { MessageRouter } from './messages.js';
 import { REAL_PAIRING } from './model.js';
@@ -34,6 +35,11 @@ export interface EmulatorOptions {
   pairing?: Partial<PairingSchedule>;
   /** Only loopback is allowed: the emulator is a man-in-the-middle switch for chat clients. */
   host?: string;
+  /**
+   * How the network names contacts to linked devices: `lid` (default, as WhatsApp now does: the
+   * contact's LID with its number beside it) or `pn`. A control call may ask for either.
+   */
+  addressing?: Addressing;
   /** Called with unexpected errors from client connections (default: ignored). */
   onError?: (error: unknown) => void;
 }
@@ -115,7 +121,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const media = new MediaHost(identity.tls, store);
   const parts = buildNetwork(options, store, media);
   const { http, wss } = chatEndpoint(identity, parts.chat, options.onError ?? (() => {}));
-  const control = createControlServer(controlOperations(parts));
+  const control = createControlServer(controlOperations(parts, media, options.addressing ?? 'lid'));
   const stop = async (): Promise<void> => {
     for (const client of wss.clients) client.terminate();
     wss.close();
@@ -142,7 +148,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
 type NetworkParts = ReturnType<typeof buildNetwork>;
 
-const controlOperations = ({ network, devices, pairing, messages }: NetworkParts): ControlOperations => ({
+const controlOperations = ({ network, devices, pairing, messages }: NetworkParts, media: MediaHost, addressing: Addressing): ControlOperations => ({
   scan: async (qrCode, phone) => {
     const text = readQrCode(qrCode);
     if (!text) throw new EmulatorError(400, 'qr_unreadable', 'no QR code found in the image');
@@ -153,7 +159,7 @@ const controlOperations = ({ network, devices, pairing, messages }: NetworkParts
     return settings;
   },
   received: (phone) => network.received(phone),
-  inbound: (from, to, text) => sendInbound(network, from, to, text),
+  inbound: (from, spec) => sendInbound(network, (blob) => media.host(blob), from, spec, addressing),
   drop: (phone) => devices.drop(phone),
   logout: (phone) => devices.logout(phone),
   device: (phone) => devices.describe(phone),

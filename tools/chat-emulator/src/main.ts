@@ -1,4 +1,5 @@
 import { startEmulator } from './emulator.js';
+import type { Addressing } from './inbound-spec.js';
 
 const port = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -8,10 +9,17 @@ const port = (name: string, fallback: number): number => {
   return value;
 };
 
+const addressing = (raw: string | undefined): Addressing => {
+  if (raw === undefined || raw === '') return 'lid';
+  if (raw !== 'lid' && raw !== 'pn') throw new Error(`SWITCHBOARD_EMULATOR_ADDRESSING must be lid or pn, got ${raw}`);
+  return raw;
+};
+
 const main = async (): Promise<void> => {
   const emulator = await startEmulator({
     port: port('SWITCHBOARD_EMULATOR_PORT', 0),
     controlPort: port('SWITCHBOARD_EMULATOR_CONTROL_PORT', 8090),
+    addressing: addressing(process.env.SWITCHBOARD_EMULATOR_ADDRESSING),
     ...(process.env.SWITCHBOARD_EMULATOR_DATA_DIR ? { dataDir: process.env.SWITCHBOARD_EMULATOR_DATA_DIR } : {}),
     onError: (error) => console.error('[chat-emulator] connection error:', error instanceof Error ? error.message : error),
   });

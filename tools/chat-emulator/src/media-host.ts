@@ -59,12 +59,18 @@ export class MediaHost {
       else chunks.push(chunk);
     });
     req.on('end', () => {
-      const token = randomBytes(16).toString('hex');
-      this.save(token, Buffer.concat(chunks));
-      const directPath = `/m/${token}`;
+      const { url, directPath } = this.host(Buffer.concat(chunks));
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ url: `https://${this.hostname}${directPath}`, direct_path: directPath }));
+      res.end(JSON.stringify({ url, direct_path: directPath }));
     });
+  }
+
+  /** Stores an (encrypted) upload: what a client uploads over HTTPS, or a contact's phone sends. */
+  host(blob: Buffer): { url: string; directPath: string } {
+    const token = randomBytes(16).toString('hex');
+    this.save(token, blob);
+    const directPath = `/m/${token}`;
+    return { url: `https://${this.hostname}${directPath}`, directPath };
   }
 
   private download(req: IncomingMessage, res: ServerResponse): void {

@@ -109,7 +109,8 @@ describe('sending to contacts', () => {
       const upsert = waitForEvent(sock.ev, 'messages.upsert', ({ messages }) => messages.find((m) => !m.key.fromMe && m.message?.conversation === text));
       const { id } = await control.inbound(from, ME, text);
       const message = await upsert;
-      expect(message.key).toMatchObject({ id, remoteJid: jid(from) });
+      // LID-addressed by default, as the network now does: the LID, with the number beside it.
+      expect(message.key).toMatchObject({ id, remoteJid: `9${from}@lid`, remoteJidAlt: jid(from) });
     }
   });
 });
