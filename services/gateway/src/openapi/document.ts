@@ -2,6 +2,7 @@ import { ADMIN_ENDPOINTS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAG
 import type { EndpointContract } from '@switchboard/contracts';
 import { maxHeaderSize } from 'node:http';
 import { z } from 'zod';
+import { BODY_LIMIT_BYTES } from '../http/body.js';
 import { ENDPOINT_EXAMPLES, example } from './examples.js';
 import { apiDescription } from './info.js';
 
@@ -98,7 +99,7 @@ function components(): Json {
       Unauthorized: errorResponse('UNAUTHORIZED: missing, non-Bearer, unknown or revoked key (WWW-Authenticate: Bearer)'),
       Forbidden: errorResponse('FORBIDDEN: the key lacks the scope of this endpoint'),
       NotFound: errorResponse('The resource does not exist or belongs to another account'),
-      PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: body over the limit'),
+      PayloadTooLarge: errorResponse(`PAYLOAD_TOO_LARGE: body over ${BODY_LIMIT_BYTES / 1024 / 1024} MiB; details {limit, size} in bytes (size when Content-Length declared it)`),
       UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
       RequestTimeout: errorResponse(
         'REQUEST_TIMEOUT: the request did not arrive within the whole-request timeout, or its body arrived below the body-rate floor; the connection is closed',

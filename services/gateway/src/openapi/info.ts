@@ -33,9 +33,10 @@ path parameters as \`query.limit\`, \`params.sessionId\`). Unknown body fields a
 **Request ids.** Every response carries \`X-Request-Id\`, the W3C trace id (32 hex characters) of the
 request; error bodies repeat it as \`requestId\`. Quote it when reporting a problem.
 
-**Bodies.** \`Content-Type: application/json\` (else 415). At most ${BODY_LIMIT_BYTES / MIB} MiB (else 413): inline
-base64 media fits up to the image (5 MB), video and audio (16 MB) limits; a document larger than about
-17 MB must be sent as a URL.
+**Bodies.** \`Content-Type: application/json\` (else 415). At most ${BODY_LIMIT_BYTES / MIB} MiB (else 413
+\`PAYLOAD_TOO_LARGE\` with \`details: {limit, size}\` in bytes): inline base64 media fits up to the image (5 MiB),
+video and audio (16 MiB) limits; a document larger than about 17 MiB must be sent as a URL. Media over its
+type's limit is 422 \`MEDIA_TOO_LARGE\` with \`details: {mediaType, limit, size}\`.
 
 **Idempotency-Key.** \`POST /v1/sessions\` and the message sends accept an \`Idempotency-Key\` header (1–255
 printable ASCII characters, keys are per account). The same key with the same body (field order does not
