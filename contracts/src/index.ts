@@ -41,6 +41,7 @@ export * from './messages/content.js';
 
 export * from './messaging/commands.js';
 export * from './messaging/events.js';
+export * from './messaging/inbound.js';
 export * from './messaging/subjects.js';
 
 export * from './quota/keys.js';
@@ -56,6 +57,7 @@ export * from './examples/ids.js';
 export * from './examples/http.js';
 
 export * from './messages/history.js';
+export * from './messages/history-http.js';
 export * from './public-events/catalogue.js';
 export * from './public-events/feed.js';
 

@@ -8,6 +8,7 @@ export const ErrorCode = z.enum([
   'FORBIDDEN',
   'SESSION_NOT_FOUND',
   'MESSAGE_NOT_FOUND',
+  'MEDIA_NOT_FOUND',
   'ROUTE_NOT_FOUND',
   // Not in the table, but admin endpoints need a not-found for accounts and keys that is
   // distinguishable from a missing route.
@@ -48,6 +49,7 @@ export const ERROR_HTTP_STATUS = {
   FORBIDDEN: 403,
   SESSION_NOT_FOUND: 404,
   MESSAGE_NOT_FOUND: 404,
+  MEDIA_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   ACCOUNT_NOT_FOUND: 404,
   KEY_NOT_FOUND: 404,
@@ -82,6 +84,7 @@ export const ERROR_DEFAULT_MESSAGE: Readonly<Record<ErrorCode, string>> = {
   FORBIDDEN: 'This API key is not allowed to call this endpoint.',
   SESSION_NOT_FOUND: 'No session with this id exists.',
   MESSAGE_NOT_FOUND: 'No message with this id exists.',
+  MEDIA_NOT_FOUND: 'This message has no media, or its bytes are no longer stored.',
   ROUTE_NOT_FOUND: 'No endpoint matches this method and path.',
   ACCOUNT_NOT_FOUND: 'No account with this id exists.',
   KEY_NOT_FOUND: 'No API key with this id exists.',

@@ -15,6 +15,7 @@ describe('error codes', () => {
       FORBIDDEN: 403,
       SESSION_NOT_FOUND: 404,
       MESSAGE_NOT_FOUND: 404,
+      MEDIA_NOT_FOUND: 404,
       ROUTE_NOT_FOUND: 404,
       ACCOUNT_NOT_FOUND: 404,
       KEY_NOT_FOUND: 404,

@@ -37,6 +37,14 @@ const STORED = {
   MessageRead: { messageId: ID.message, readAt: EXAMPLE_TIME },
   MessageFailed: { messageId: ID.message, code: 'CHAT_NETWORK_ERROR', message: 'dropped', refundable: true, failedAt: EXAMPLE_TIME },
   MessageQuotaRefunded: { messageId: ID.message, usageDay: '2026-11-21', refundedAt: EXAMPLE_TIME },
+  MessageReceived: {
+    messageId: ID.message, accountId: ID.account, sessionId: ID.session, networkMessageId: '3EB0AA', from: '15551234567', fromLid: '915551234567',
+    to: '15557654321', sentAt: EXAMPLE_TIME, receivedAt: EXAMPLE_TIME, content: { type: 'text', text: 'hi' }, quotedNetworkId: null, quotedMessageId: null,
+  },
+  MessageReactionReceived: {
+    messageId: ID.message, accountId: ID.account, sessionId: ID.session, networkMessageId: '3EB0AB', from: '15551234567', to: '15557654321',
+    sentAt: EXAMPLE_TIME, receivedAt: EXAMPLE_TIME, targetNetworkId: '3EB0AA', targetMessageId: null, emoji: '👍',
+  },
   AccountOpened: { accountId: ID.account, name: 'Acme', plan: 'free', openedAt: EXAMPLE_TIME },
   PlanChanged: { accountId: ID.account, from: 'free', to: 'basic', changedAt: EXAMPLE_TIME },
   ApiKeyIssued: { accountId: ID.account, keyId: ID.key, keyHash: hash, scopes: ['api'], issuedAt: EXAMPLE_TIME },
@@ -79,7 +87,7 @@ describe('event parsing by type + version', () => {
 
   it('routes each service parser to its own events only', () => {
     expect(sessionEventParser.keys).toHaveLength(8);
-    expect(messageEventParser.keys).toHaveLength(7);
+    expect(messageEventParser.keys).toHaveLength(9);
     expect(quotaEventParser.keys).toHaveLength(8);
     const result = sessionEventParser.safeParse({ type: 'MessageSent', version: 1, data: STORED.MessageSent });
     expect(result.ok ? null : result.error.reason).toBe('unknown_type');

@@ -60,12 +60,13 @@ export const HTTP_EXAMPLES = {
   sendMediaResponse: { success: true, data: { messageId: ID.message, status: 'sent', timestamp: EXAMPLE_TIME, mediaType: 'document' } },
   getMessageResponse: {
     success: true,
-    data: { messageId: ID.message, status: 'delivered', timestamp: EXAMPLE_TIME, deliveredAt: EXAMPLE_TIME_LATER, readAt: null },
+    data: { messageId: ID.message, direction: 'out', status: 'delivered', timestamp: EXAMPLE_TIME, deliveredAt: EXAMPLE_TIME_LATER, readAt: null },
   },
   getFailedMessageResponse: {
     success: true,
     data: {
       messageId: ID.message,
+      direction: 'out',
       status: 'failed',
       timestamp: EXAMPLE_TIME,
       deliveredAt: null,

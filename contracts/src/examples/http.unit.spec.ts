@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import { AccountResponse, CreateAccountBody, CreateAccountResponse, CreateKeyBody, CreateKeyResponse, PatchAccountBody, RevokeKeyResponse } from '../admin/http.js';
 import { ErrorEnvelope } from '../errors/envelope.js';
 import { HealthzResponse, ReadyzResponse } from '../health/http.js';
+import { GetMessageResponse } from '../messages/history-http.js';
 import {
-  GetMessageResponse,
   SendButtonsBody,
   SendLocationBody,
   SendMediaBody,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ADMIN_ENDPOINTS } from '../admin/http.js';
 import { ErrorEnvelope } from '../errors/envelope.js';
 import { HEALTH_ENDPOINTS } from '../health/http.js';
-import { MESSAGE_ENDPOINTS } from '../messages/http.js';
+import { MESSAGE_ENDPOINTS } from '../messages/history-http.js';
 import { SESSION_ENDPOINTS } from '../sessions/http.js';
 
 const endpoints = Object.entries({ ...SESSION_ENDPOINTS, ...MESSAGE_ENDPOINTS, ...ADMIN_ENDPOINTS, ...HEALTH_ENDPOINTS });

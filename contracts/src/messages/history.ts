@@ -65,9 +65,12 @@ export const HistoryItem = HistoryContent.extend({
   messageId: MessageId,
   direction: MessageDirection,
   sessionId: SessionId,
-  from: Phone,
+  /** Null only for an outbound message of a session whose linked number is not known yet. */
+  from: Phone.nullable(),
   to: Phone,
   fromLid: z.string().max(64).optional(),
+  /** Contacts' current reactions to this message (a removed reaction is gone). */
+  reactions: z.array(z.object({ from: Phone, emoji: z.string().max(32) })).optional(),
   type: HistoryMessageType,
   quotedMessageId: z.string().max(256).nullable(),
   status: MessageStatus.optional(),

@@ -154,14 +154,11 @@ export const MessageStatusView = z.object({
   error: MessageFailure.optional(),
 });
 export type MessageStatusView = z.infer<typeof MessageStatusView>;
-export const GetMessageResponse = successEnvelope(MessageStatusView);
-export type GetMessageResponse = z.infer<typeof GetMessageResponse>;
 
-/** Method, path, and the schemas of each message endpoint, for routing and OpenAPI. */
-export const MESSAGE_ENDPOINTS = {
+/** The send endpoints; MESSAGE_ENDPOINTS (history-http.ts) adds the lookup and the history. */
+export const MESSAGE_SEND_ENDPOINTS = {
   sendText: { method: 'POST', path: '/v1/messages/text', status: 201, body: SendTextBody, response: SendMessageResponse },
   sendMedia: { method: 'POST', path: '/v1/messages/media', status: 201, body: SendMediaBody, response: SendMediaResponse },
   sendLocation: { method: 'POST', path: '/v1/messages/location', status: 201, body: SendLocationBody, response: SendMessageResponse },
   sendButtons: { method: 'POST', path: '/v1/messages/buttons', status: 201, body: SendButtonsBody, response: SendMessageResponse },
-  get: { method: 'GET', path: '/v1/messages/:messageId', status: 200, params: MessageIdParams, response: GetMessageResponse },
 } as const satisfies Record<string, EndpointContract>;

@@ -9,6 +9,7 @@ import type { EventParser } from '../events/parser.js';
 import { idempotencyKeyHash } from '../common/idempotency.js';
 import { IdempotencyKey } from '../common/headers.js';
 import { MessageContent, Sha256Hex } from '../messages/content.js';
+import { InboundContent, NetworkMessageId } from './inbound.js';
 
 // Events of the `message-msg_…` streams.
 
@@ -81,6 +82,45 @@ export const MessageQuotaRefunded = defineEvent('MessageQuotaRefunded', 1, {
 });
 export type MessageQuotaRefunded = z.infer<typeof MessageQuotaRefunded>;
 
+const inboundFacts = {
+  messageId: MessageId,
+  accountId: AccountId,
+  sessionId: SessionId,
+  networkMessageId: NetworkMessageId,
+  from: Phone,
+  fromLid: z.string().min(1).max(64).optional(),
+  to: Phone,
+  sentAt: IsoTimestamp,
+  receivedAt: IsoTimestamp,
+};
+
+/**
+ * A contact's message reached a session (issue 11), in a stream of its own whose id derives from
+ * (sessionId, networkMessageId): a duplicate delivery finds the stream written and adds nothing.
+ * `quotedMessageId`: the quoted message as our id when Switchboard knows it, else null (the
+ * network's id stays in `quotedNetworkId`).
+ */
+export const MessageReceived = defineEvent('MessageReceived', 1, {
+  ...inboundFacts,
+  content: InboundContent,
+  quotedNetworkId: NetworkMessageId.nullable(),
+  quotedMessageId: MessageId.nullable(),
+});
+export type MessageReceived = z.infer<typeof MessageReceived>;
+
+/**
+ * A contact reacted to a message (an empty `emoji` removes the reaction). A reaction is a message
+ * of its own on the network, so it gets its own stream like any received message; `targetMessageId`
+ * names the reacted message as our id when Switchboard knows it (ours or an earlier received one).
+ */
+export const MessageReactionReceived = defineEvent('MessageReactionReceived', 1, {
+  ...inboundFacts,
+  targetNetworkId: NetworkMessageId,
+  targetMessageId: MessageId.nullable(),
+  emoji: z.string().max(32),
+});
+export type MessageReactionReceived = z.infer<typeof MessageReactionReceived>;
+
 export const MESSAGE_EVENTS = [
   MessageAccepted,
   MessageSent,
@@ -88,6 +128,8 @@ export const MESSAGE_EVENTS = [
   MessageRead,
   MessageFailed,
   MessageQuotaRefunded,
+  MessageReceived,
+  MessageReactionReceived,
 ] as const;
 
 /** Any event of a message stream (current versions). */

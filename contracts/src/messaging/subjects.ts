@@ -1,5 +1,9 @@
 import { defineSubject } from '../bus/subject.js';
-import { MessageStatusView } from '../messages/http.js';
+import { z } from 'zod';
+import { AccountId } from '../common/ids.js';
+import { ListMessagesQuery, ListMessagesResult, MessageLookupView } from '../messages/history-http.js';
+import { Sha256Hex } from '../messages/content.js';
+import { RecordInboundCommand, RecordInboundReply } from './inbound.js';
 import {
   MessageRef,
   RecordReceiptCommand,
@@ -12,6 +16,14 @@ import {
   SendTextCommand,
 } from './commands.js';
 
+/** sb.v1.messaging.history: GET /v1/messages with the account; `limit` already defaulted. */
+export const HistoryRequest = ListMessagesQuery.extend({ accountId: AccountId });
+export type HistoryRequest = z.infer<typeof HistoryRequest>;
+
+/** Reply of sb.v1.messaging.media: where a media message's bytes are (the blob store) and their type. */
+export const MessageMediaRef = z.object({ sha256: Sha256Hex, mimetype: z.string().min(1).max(255), size: z.number().int().min(0) });
+export type MessageMediaRef = z.infer<typeof MessageMediaRef>;
+
 /**
  * Request/reply subjects of the messaging service (queue group `sb.v1.messaging`).
  * A send replies within SWITCHBOARD_SEND_DEADLINE_MS with status `sent`, or `pending` past it;
@@ -22,6 +34,9 @@ export const MessagingSubjects = {
   sendMedia: defineSubject('sb.v1.messaging.sendMedia', SendMediaCommand, SendMediaReply),
   sendLocation: defineSubject('sb.v1.messaging.sendLocation', SendLocationCommand, SendMessageReply),
   sendButtons: defineSubject('sb.v1.messaging.sendButtons', SendButtonsCommand, SendMessageReply),
-  get: defineSubject('sb.v1.messaging.get', MessageRef, MessageStatusView),
+  get: defineSubject('sb.v1.messaging.get', MessageRef, MessageLookupView),
+  recordInbound: defineSubject('sb.v1.messaging.recordInbound', RecordInboundCommand, RecordInboundReply),
+  history: defineSubject('sb.v1.messaging.history', HistoryRequest, ListMessagesResult),
+  media: defineSubject('sb.v1.messaging.media', MessageRef, MessageMediaRef),
   recordReceipt: defineSubject('sb.v1.messaging.recordReceipt', RecordReceiptCommand, RecordReceiptReply),
 } as const;

@@ -38,7 +38,7 @@ describe('/v1/openapi.json', () => {
     }
     const count = Object.values(document.paths as Record<string, object>).reduce((n, methods) => n + Object.keys(methods).length, 0);
     expect(count).toBe(ALL.length);
-    expect(ALL.length).toBe(17);
+    expect(ALL.length).toBe(19);
   });
 
   it('declares bearer auth, public probes, the /api note, error envelopes and examples', async () => {

@@ -10,6 +10,8 @@ import { MessageStore } from './application/message-store.js';
 import { MessagingApi } from './handlers/messaging-api.js';
 import type { MediaPolicy } from './media/resolve-media.js';
 import { readMessageFeed } from './feed/feed.js';
+import { messageHistoryProjection } from './projections/message-history/projection.js';
+import { MessageHistoryQueries } from './projections/message-history/queries.js';
 import { messageStatusProjection } from './projections/message-status/projection.js';
 import { MessageStatusQueries } from './projections/message-status/queries.js';
 import { Recovery } from './recovery/recovery.js';
@@ -61,8 +63,11 @@ export async function openMessagingEngine(o: MessagingEngineOptions): Promise<Me
     // Every message fact may be a public event: wake the events service's intake after each.
     const wake = feedWaker(o.bus, feedWakeSubject('messaging'), (error) => o.logger.warn({ err: error }, 'feed wake-up not published'));
     const runner = new ProjectionRunner(store, db, messageStatusProjection(db), { onError, afterApply: wake });
+    const historyError = (error: unknown, event: { stream: string }) => o.logger.error({ err: error, stream: event.stream }, 'message history projection stopped');
+    const history = new ProjectionRunner(store, db, messageHistoryProjection(db), { onError: historyError });
     await runner.start();
-    return assemble(o, store, db, runner);
+    await history.start();
+    return assemble(o, store, db, runner, history);
   } catch (error) {
     db?.close();
     await store.close();
@@ -70,7 +75,7 @@ export async function openMessagingEngine(o: MessagingEngineOptions): Promise<Me
   }
 }
 
-function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync, runner: ProjectionRunner): MessagingEngine {
+function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync, runner: ProjectionRunner, historyRunner: ProjectionRunner): MessagingEngine {
   const { bus, logger, clock, config } = o;
   const statuses = new MessageStatusQueries(db);
   const messages = new MessageStore(store, clock, runner);
@@ -86,18 +91,21 @@ function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync
   const recovery = new Recovery({ messages, statuses, delivery, clock, logger, staleAfterMs: 3 * config.sendDeadlineMs + 60_000 });
   const readiness = () => ({
     service: 'messaging',
-    ready: bus.isConnected() && runner.caughtUp(),
-    details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() } },
+    ready: bus.isConnected() && runner.caughtUp() && historyRunner.caughtUp(),
+    details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() && historyRunner.caughtUp() } },
   });
   return {
-    api: new MessagingApi(pipeline, messages, statuses, readiness, (request) => readMessageFeed(store, request)),
+    api: new MessagingApi(pipeline, messages, statuses, readiness, (request) => readMessageFeed(store, request), {
+      store, clock, statuses, history: new MessageHistoryQueries(db), runner: historyRunner,
+    }),
     recovery,
     store,
-    caughtUp: () => runner.caughtUp(),
+    caughtUp: () => runner.caughtUp() && historyRunner.caughtUp(),
     close: async () => {
       await recovery.stop();
       await delivery.drain(config.sendDeadlineMs);
       await runner.stop();
+      await historyRunner.stop();
       db.close();
       await store.close();
     },

@@ -29,6 +29,21 @@ export function registerMessageRoutes(app: FastifyInstance): void {
   defineRoute(app, MESSAGE_ENDPOINTS.get, async (ctx) =>
     success(await ctx.call(MessagingSubjects.get, { accountId: ctx.accountId, messageId: ctx.params.messageId })),
   );
+  defineRoute(app, MESSAGE_ENDPOINTS.list, async (ctx) => success(await ctx.call(MessagingSubjects.history, { accountId: ctx.accountId, ...ctx.query })));
+  defineRoute(app, MESSAGE_ENDPOINTS.media, (ctx) => mediaBytes(ctx));
+}
+
+/**
+ * GET /v1/messages/{id}/media: messaging says which blob holds the message's media (and checks the
+ * account); the bytes come straight from the media blob store, never over the bus.
+ */
+async function mediaBytes(ctx: RouteContext<(typeof MESSAGE_ENDPOINTS)['media']>): Promise<Uint8Array> {
+  const ref = await ctx.call(MessagingSubjects.media, { accountId: ctx.accountId, messageId: ctx.params.messageId });
+  const bytes = await ctx.request.server.gateway.blobs.get(ref.sha256);
+  // Blobs are kept 24 h after they were written (libs/blob-store): older media is gone.
+  if (bytes === null) throw new ApiError('MEDIA_NOT_FOUND');
+  ctx.reply.header('content-type', ref.mimetype);
+  return bytes;
 }
 
 async function sendMessage(ctx: RouteContext<SendEndpoint>, subject: SendSubject, kind: MessageType) {

@@ -1,9 +1,10 @@
 import { publicEventId } from '@switchboard/contracts';
-import type { MessageEvent, MessageFailure, PublicEvent } from '@switchboard/contracts';
+import type { MessageEvent, MessageFailure, MessageReceived, PublicEvent } from '@switchboard/contracts';
+import { inboundHistoryContent } from '../projections/message-history/content.js';
 
 // Message facts as the public catalogue tells them (issue 11). Outbound: `message.status` on
-// sent, delivered, read and failed, never backwards. (Inbound engineer: `message.received` and
-// `message.reaction` are mapped here too, from MessageReceived and the reaction facts.)
+// sent, delivered, read and failed, never backwards. Inbound: `message.received` from
+// MessageReceived (the history item), `message.reaction` from MessageReactionReceived.
 
 /** How far an outbound message got; a later fact of a lower rank is not told again. */
 const RANK = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 } as const;
@@ -60,9 +61,36 @@ export function toPublicEvent(fact: MessageFact, before: MessageContext): Public
       return status(fact, before, 'read', event.data.readAt, null);
     case 'MessageFailed':
       return status(fact, before, 'failed', event.data.failedAt, { code: event.data.code, message: event.data.message });
+    case 'MessageReceived':
+      return received(fact.eventId, event.data);
+    case 'MessageReactionReceived': {
+      const d = event.data;
+      const type = 'message.reaction';
+      const data = { messageId: d.targetMessageId ?? d.targetNetworkId, sessionId: d.sessionId, from: d.from, emoji: d.emoji };
+      return { id: publicEventId(fact.eventId, type), type, timestamp: d.receivedAt, data };
+    }
     default:
       return null;
   }
+}
+
+/** `message.received`: the message as its history item (media as metadata and its path). */
+function received(eventId: string, d: MessageReceived['data']): PublicEvent {
+  const { type: historyType, content } = inboundHistoryContent(d.content, d.messageId);
+  const type = 'message.received';
+  const data = {
+    ...content,
+    messageId: d.messageId,
+    direction: 'in' as const,
+    sessionId: d.sessionId,
+    from: d.from,
+    to: d.to,
+    ...(d.fromLid ? { fromLid: d.fromLid } : {}),
+    type: historyType,
+    quotedMessageId: d.quotedMessageId ?? d.quotedNetworkId,
+    timestamp: d.sentAt,
+  };
+  return { id: publicEventId(eventId, type), type, timestamp: d.receivedAt, data };
 }
 
 function status(

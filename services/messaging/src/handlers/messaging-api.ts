@@ -1,6 +1,21 @@
 import { ApiError } from '@switchboard/contracts';
 import { outcomeOf, processMetrics } from '@switchboard/telemetry';
-import type { FeedReply, FeedRequest, MessageRef, MessageStatusView, ReadyReply, RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
+import type {
+  FeedReply,
+  FeedRequest,
+  HistoryRequest,
+  ListMessagesResult,
+  MessageLookupView,
+  MessageMediaRef,
+  MessageRef,
+  ReadyReply,
+  RecordInboundCommand,
+  RecordInboundReply,
+  RecordReceiptCommand,
+  RecordReceiptReply,
+} from '@switchboard/contracts';
+import { recordInbound } from '../inbound/record-inbound.js';
+import type { InboundDeps } from '../inbound/record-inbound.js';
 import type { MessageStore } from '../application/message-store.js';
 import { viewOfState } from '../application/message-store.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
@@ -16,6 +31,7 @@ export class MessagingApi {
     private readonly statuses: MessageStatusQueries,
     private readonly readinessCheck: () => ReadyReply,
     private readonly readFeed: (request: FeedRequest) => Promise<FeedReply>,
+    private readonly inbound: InboundDeps,
   ) {}
 
   /** `sb.v1.messaging.ready`: what the gateway's /readyz reports for this service. */
@@ -36,13 +52,33 @@ export class MessagingApi {
     }
   }
 
-  /** The status lookup: the read model, else the stream (a message sent a moment ago elsewhere). */
-  async get(ref: MessageRef): Promise<MessageStatusView> {
+  /**
+   * The lookup: an outbound message from the status read model, else its stream (sent a moment
+   * ago elsewhere); a received one from the history.
+   */
+  async get(ref: MessageRef): Promise<MessageLookupView> {
     const record = this.statuses.find(ref.accountId, ref.messageId);
-    if (record !== null) return record.view;
+    if (record !== null) return { ...record.view, direction: 'out' };
+    const received = this.inbound.history.find(ref.accountId, ref.messageId);
+    if (received !== null && received.direction === 'in') return { ...received, direction: 'in' };
     const state = await this.messages.load(ref.messageId);
     if (state.status === 'absent' || state.accountId !== ref.accountId) throw new ApiError('MESSAGE_NOT_FOUND');
-    return viewOfState(state);
+    return { ...viewOfState(state), direction: 'out' };
+  }
+
+  /** `sb.v1.messaging.recordInbound`: a contact's message, recorded once. */
+  recordInbound(command: RecordInboundCommand): Promise<RecordInboundReply> {
+    return recordInbound(command, this.inbound);
+  }
+
+  /** `sb.v1.messaging.history`: GET /v1/messages. */
+  history(request: HistoryRequest): ListMessagesResult {
+    return this.inbound.history.list(request);
+  }
+
+  /** `sb.v1.messaging.media`: where a message's media bytes are. */
+  media(ref: MessageRef): MessageMediaRef {
+    return this.inbound.history.media(ref.accountId, ref.messageId);
   }
 
   recordReceipt(command: RecordReceiptCommand): Promise<RecordReceiptReply> {

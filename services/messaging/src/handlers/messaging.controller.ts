@@ -47,6 +47,21 @@ export class MessagingController {
     return this.api.get(parse(S.get.request, body));
   }
 
+  @MessagePattern(S.recordInbound.subject)
+  recordInbound(@Payload() body: unknown) {
+    return this.api.recordInbound(parse(S.recordInbound.request, body));
+  }
+
+  @MessagePattern(S.history.subject)
+  history(@Payload() body: unknown) {
+    return this.api.history(parse(S.history.request, body));
+  }
+
+  @MessagePattern(S.media.subject)
+  media(@Payload() body: unknown) {
+    return this.api.media(parse(S.media.request, body));
+  }
+
   @MessagePattern(S.recordReceipt.subject)
   recordReceipt(@Payload() body: unknown) {
     return this.api.recordReceipt(parse(S.recordReceipt.request, body));

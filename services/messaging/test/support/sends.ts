@@ -38,7 +38,8 @@ export async function sent(cluster: Cluster, kind: Kind, accountId: string, body
 
 export async function lookup(cluster: Cluster, accountId: string, messageId: string): Promise<MessageStatusView | string> {
   try {
-    return await cluster.call(MessagingSubjects.get, { accountId, messageId });
+    const view = await cluster.call(MessagingSubjects.get, { accountId, messageId });
+    return view.direction === 'out' ? view : 'NOT_OUTBOUND';
   } catch (error) {
     return (error as { code?: string }).code ?? 'UNKNOWN';
   }

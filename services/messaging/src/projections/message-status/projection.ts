@@ -44,7 +44,8 @@ export function messageStatusProjection(db: DatabaseSync, name = 'message-status
   };
 }
 
-type Statements = Record<MessageEvent['type'], StatementSync>;
+/** Received messages are not ours to track: the history read model keeps them. */
+type Statements = Record<Exclude<MessageEvent['type'], 'MessageReceived' | 'MessageReactionReceived'>, StatementSync>;
 
 function prepare(db: DatabaseSync): Statements {
   return {
@@ -86,6 +87,8 @@ function applyEvent(s: Statements, event: MessageEvent): void {
     }
     case 'MessageQuotaRefunded':
       s.MessageQuotaRefunded.run(event.data.messageId);
+      return;
+    default:
       return;
   }
 }

@@ -1,0 +1,122 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { ApiError, HistoryItem } from '@switchboard/contracts';
+import type { HistoryRequest, ListMessagesResult, MessageMediaRef } from '@switchboard/contracts';
+
+interface Row {
+  message_id: string;
+  session_id: string;
+  direction: 'in' | 'out';
+  contact: string;
+  from_lid: string | null;
+  type: string;
+  content: string;
+  quoted_message_id: string | null;
+  at: string;
+  at_ms: number;
+  session_phone: string | null;
+  status: string | null;
+  delivered_at: string | null;
+  read_at: string | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+const SELECT = `SELECT h.*, p.phone AS session_phone, s.status, s.delivered_at, s.read_at, s.error_code, s.error_message
+  FROM message_history h LEFT JOIN session_phone p ON p.session_id = h.session_id LEFT JOIN message_status s ON s.message_id = h.message_id`;
+
+/** The page position after a row: opaque to clients, `<at_ms>.<message id>` in base64url. */
+export const encodeCursor = (atMs: number, messageId: string): string => Buffer.from(`${atMs}.${messageId}`).toString('base64url');
+
+export function decodeCursor(cursor: string): { atMs: number; messageId: string } {
+  const [ms, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
+  const atMs = Number(ms);
+  if (!Number.isSafeInteger(atMs) || !id || !/^msg_[0-9A-Z]{26}$/.test(id)) {
+    throw new ApiError('VALIDATION_ERROR', undefined, [{ path: 'query.cursor', message: 'must be a cursor returned by an earlier page' }]);
+  }
+  return { atMs, messageId: id };
+}
+
+/** Reads of the history read model (`messageHistoryProjection`), always within one account. */
+export class MessageHistoryQueries {
+  private readonly byId: StatementSync;
+  private readonly byNetworkId: StatementSync;
+  private readonly reactions: StatementSync;
+
+  constructor(private readonly db: DatabaseSync) {
+    this.byId = db.prepare(`${SELECT} WHERE h.message_id = ? AND h.account_id = ?`);
+    this.byNetworkId = db.prepare('SELECT message_id FROM message_history WHERE session_id = ? AND network_message_id = ? AND account_id = ? AND direction = ?');
+    this.reactions = db.prepare('SELECT from_phone, emoji FROM message_reaction WHERE message_id = ? ORDER BY at');
+  }
+
+  find(accountId: string, messageId: string): HistoryItem | null {
+    const row = this.byId.get(messageId, accountId) as Row | undefined;
+    return row ? this.item(row) : null;
+  }
+
+  messageIdOfNetworkId(accountId: string, sessionId: string, networkMessageId: string, direction: 'in' | 'out'): string | null {
+    const row = this.byNetworkId.get(sessionId, networkMessageId, accountId, direction) as { message_id: string } | undefined;
+    return row?.message_id ?? null;
+  }
+
+  /** Where the bytes of a media message are; MESSAGE_NOT_FOUND / MEDIA_NOT_FOUND otherwise. */
+  media(accountId: string, messageId: string): MessageMediaRef {
+    const row = this.db.prepare('SELECT media_sha256, media_mimetype, media_size FROM message_history WHERE message_id = ? AND account_id = ?').get(messageId, accountId) as
+      | { media_sha256: string | null; media_mimetype: string | null; media_size: number | null }
+      | undefined;
+    if (!row) throw new ApiError('MESSAGE_NOT_FOUND');
+    if (row.media_sha256 === null || row.media_mimetype === null) throw new ApiError('MEDIA_NOT_FOUND');
+    return { sha256: row.media_sha256, mimetype: row.media_mimetype, size: row.media_size ?? 0 };
+  }
+
+  /** One page, newest first, with the cursor of the next (null on the last). */
+  list(q: HistoryRequest): ListMessagesResult {
+    const where = ['h.account_id = ?'];
+    const args: (string | number)[] = [q.accountId];
+    const add = (clause: string, value: string | number | undefined) => {
+      if (value === undefined) return;
+      where.push(clause);
+      args.push(value);
+    };
+    add('h.session_id = ?', q.sessionId);
+    add('h.direction = ?', q.direction);
+    add('h.contact = ?', q.contact);
+    add('h.at_ms >= ?', q.since === undefined ? undefined : Date.parse(q.since));
+    add('h.at_ms < ?', q.until === undefined ? undefined : Date.parse(q.until));
+    if (q.cursor !== undefined) {
+      const { atMs, messageId } = decodeCursor(q.cursor);
+      where.push('(h.at_ms < ? OR (h.at_ms = ? AND h.message_id < ?))');
+      args.push(atMs, atMs, messageId);
+    }
+    const sql = `${SELECT} WHERE ${where.join(' AND ')} ORDER BY h.at_ms DESC, h.message_id DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...args, q.limit + 1) as unknown as Row[];
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    return { messages: page.map((r) => this.item(r)), nextCursor: rows.length > q.limit && last ? encodeCursor(last.at_ms, last.message_id) : null };
+  }
+
+  private item(row: Row): HistoryItem {
+    const reactions = (this.reactions.all(row.message_id) as { from_phone: string; emoji: string }[]).map((r) => ({ from: r.from_phone, emoji: r.emoji }));
+    const parties = row.direction === 'in' ? { from: row.contact, to: row.session_phone, ...(row.from_lid ? { fromLid: row.from_lid } : {}) } : { from: row.session_phone, to: row.contact };
+    const outbound =
+      row.direction === 'out'
+        ? {
+            status: row.status ?? 'pending',
+            deliveredAt: row.delivered_at,
+            readAt: row.read_at,
+            ...(row.error_code !== null ? { error: { code: row.error_code, message: row.error_message ?? row.error_code } } : {}),
+          }
+        : {};
+    return HistoryItem.parse({
+      ...(JSON.parse(row.content) as object),
+      messageId: row.message_id,
+      direction: row.direction,
+      sessionId: row.session_id,
+      ...parties,
+      type: row.type,
+      quotedMessageId: row.quoted_message_id,
+      ...outbound,
+      ...(reactions.length > 0 ? { reactions } : {}),
+      timestamp: row.at,
+    });
+  }
+}
