@@ -36,7 +36,7 @@ describe('a burst of texts in the distributed mode when one part dies mid-burst'
   });
 
   it.each<CrashVictim>(['sessions', 'messaging', 'nats', 'messaging+sessions'])(
-    'SIGKILL of %s (nats: stop and start): every acknowledged text shown exactly once, repeats only for sends in doubt',
+    '%s dies mid-burst (SIGKILL; NATS is stopped): every acknowledged text shown exactly once, resent only if in doubt',
     async (victim) => {
       const contacts = Array.from({ length: CONTACTS }, () => newPhone('1667'));
       const figures = await crashMidBurst(sut, sessionId, { victim, messages: MESSAGES, inFlight: IN_FLIGHT, contacts, killAfterAcks: KILL_AFTER_ACKS });
