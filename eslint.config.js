@@ -15,6 +15,7 @@ const moduleBoundaries = {
     { sourceTag: 'scope:sessions', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sessions', 'scope:tool'] },
     { sourceTag: 'scope:messaging', onlyDependOnLibsWithTags: ['scope:shared', 'scope:messaging', 'scope:tool'] },
     { sourceTag: 'scope:quota', onlyDependOnLibsWithTags: ['scope:shared', 'scope:quota', 'scope:tool'] },
+    { sourceTag: 'scope:events', onlyDependOnLibsWithTags: ['scope:shared', 'scope:events', 'scope:tool'] },
   ],
 };
 

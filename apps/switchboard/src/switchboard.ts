@@ -4,6 +4,7 @@ import { createBus, InProcessBus } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import { startEmulator } from '@switchboard/chat-emulator';
 import type { RunningEmulator } from '@switchboard/chat-emulator';
+import { startEventsService } from '@switchboard/events';
 import { buildGateway } from '@switchboard/gateway';
 import { startMessagingService } from '@switchboard/messaging';
 import { startQuotaService } from '@switchboard/quota';
@@ -30,7 +31,7 @@ export interface RunningSwitchboard {
 }
 
 /**
- * The embedded default (`npm start`): the gateway and the three services in one process, over
+ * The embedded default (`npm start`): the gateway and the four services in one process, over
  * the in-process bus (or NATS when `SWITCHBOARD_NATS_URL` is set), each service with its own
  * SQLite store under `SWITCHBOARD_DATA_DIR`. In emulator mode without `SWITCHBOARD_EMULATOR_URL`
  * an emulator starts in-process, keeping its state in the data dir like the real network would.
@@ -73,7 +74,7 @@ async function startEmbeddedEmulator(config: SwitchboardConfig): Promise<Running
   return startEmulator({ controlPort: config.emulatorControlPort, dataDir: join(config.dataDir, 'emulator') });
 }
 
-/** Quota first (sessions reserve slots, the gateway authenticates), then sessions, then messaging. */
+/** Quota first (sessions reserve slots, the gateway authenticates), then sessions, messaging, events. */
 async function startServices(
   bus: Bus,
   config: SwitchboardConfig,
@@ -88,4 +89,7 @@ async function startServices(
   closers.push(() => sessions.close());
   const messaging = await startMessagingService({ bus, config, logger: logger.child({ component: 'messaging' }) });
   closers.push(() => messaging.close());
+  // Last: it reads the public feeds of sessions and messaging (and catches up on what they wrote meanwhile).
+  const events = await startEventsService({ bus, config, logger: logger.child({ component: 'events' }) });
+  closers.push(() => events.close());
 }

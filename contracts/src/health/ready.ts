@@ -21,7 +21,7 @@ export const ReadyReply = z.object({
 export type ReadyReply = z.infer<typeof ReadyReply>;
 
 /** The services behind the gateway, in the order `/readyz` reports them. */
-export const BACKEND_SERVICES = ['sessions', 'messaging', 'quota'] as const;
+export const BACKEND_SERVICES = ['sessions', 'messaging', 'quota', 'events'] as const;
 export type BackendService = (typeof BACKEND_SERVICES)[number];
 
 /** `sb.v1.<service>.ready` for any service name (a future service needs no contract change). */
@@ -34,4 +34,5 @@ export const ReadySubjects = {
   sessions: readySubject('sessions'),
   messaging: readySubject('messaging'),
   quota: readySubject('quota'),
+  events: readySubject('events'),
 } as const satisfies Record<BackendService, ReturnType<typeof readySubject>>;

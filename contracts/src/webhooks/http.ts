@@ -139,3 +139,9 @@ export const WEBHOOK_ENDPOINTS = {
 /** A page of the live stream's events for one account (what GET /v1/events writes as frames). */
 export const EventStreamPage = z.object({ events: z.array(PublicEvent), cursor: z.string() });
 export type EventStreamPage = z.infer<typeof EventStreamPage>;
+
+/** The release webhooks are sent by (`user-agent: Switchboard-Webhooks/<version>`). */
+export const SWITCHBOARD_VERSION = '0.1.0';
+export const WEBHOOK_USER_AGENT = `Switchboard-Webhooks/${SWITCHBOARD_VERSION}`;
+/** How long one delivery attempt may take before it counts as failed. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;

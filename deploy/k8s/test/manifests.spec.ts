@@ -107,8 +107,8 @@ describe('the distributed base', () => {
   const manifests = manifestsOf('base');
   const byName = (name: string) => manifests.find((m) => m.metadata.name === name);
 
-  it('runs the gateway and the three services as their own workloads', () => {
-    for (const name of ['gateway', 'quota', 'messaging', 'sessions']) {
+  it('runs the gateway and the four services as their own workloads', () => {
+    for (const name of ['gateway', 'quota', 'messaging', 'sessions', 'events']) {
       expect(byName(`switchboard-${name}`), name).toBeDefined();
     }
   });

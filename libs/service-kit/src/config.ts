@@ -29,6 +29,9 @@ const ConfigSchema = z.object({
   // Only the exact words: a typo must not silently open loopback to media fetches.
   SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: z.enum(['true', 'false', '1', '0']).default('false'),
   SWITCHBOARD_METRICS_PORT: z.preprocess(blankAsUnset, Port.optional()),
+  // Only the exact words, as for media: a typo must not open loopback to webhook deliveries.
+  SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: z.enum(['true', 'false', '1', '0']).default('false'),
+  SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: optional(z.string().regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'must be comma-separated whole milliseconds')),
 });
 
 /** Every `SWITCHBOARD_*` variable the processes read (manifests are checked against it). */
@@ -61,6 +64,13 @@ export interface SwitchboardConfig {
    * the gateway serve `/metrics` on `SWITCHBOARD_PORT` instead.
    */
   metricsPort: number | undefined;
+  /**
+   * Webhook URLs may point at loopback (127.0.0.0/8, ::1): tests and single-host trials only.
+   * Private, link-local and metadata addresses stay refused either way.
+   */
+  webhookAllowLoopback: boolean;
+  /** Waits before each webhook retry in ms (comma-separated); unset = the documented schedule. */
+  webhookRetryScheduleMs: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -91,5 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendDeadlineMs: c.SWITCHBOARD_SEND_DEADLINE_MS,
     mediaAllowLoopback: c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === '1',
     metricsPort: c.SWITCHBOARD_METRICS_PORT,
+    webhookAllowLoopback: c.SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK === '1',
+    webhookRetryScheduleMs: c.SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS,
   };
 }

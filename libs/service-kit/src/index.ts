@@ -21,3 +21,5 @@ export type { ServiceProcessContext } from './service-process.js';
 export { feedWaker } from './feed-waker.js';
 export { readFeedPage } from './feed-page.js';
 export type { PublicEventMapper } from './feed-page.js';
+export { SecretCipher, SecretDecryptionError } from './secrets/cipher.js';
+export { InvalidSecretKeyError, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey, SECRET_KEY_FILE } from './secrets/secret-key.js';

@@ -4,7 +4,7 @@ import { ensurePrivateDir, openEventStore, openSqliteDatabase } from '@switchboa
 import type { EventStore } from '@switchboard/eventstore';
 
 /** The services that own event streams. */
-export type ServiceName = 'sessions' | 'messaging' | 'quota';
+export type ServiceName = 'sessions' | 'messaging' | 'quota' | 'events';
 
 export interface StoreConfig {
   dataDir: string;

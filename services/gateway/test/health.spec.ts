@@ -37,6 +37,7 @@ describe('probes', () => {
       sessions: { ok: false, detail: 'no sessions service answers on the bus' },
       messaging: { ok: false, detail: 'no messaging service answers on the bus' },
       quota: { ok: true },
+      events: { ok: false, detail: 'no events service answers on the bus' },
     });
   });
 
@@ -53,7 +54,7 @@ describe('probes', () => {
     for (const service of BACKEND_SERVICES) await answerReady(service, { service, ready: true, details: { eventStore: { ok: true } } });
     const response = await app.inject({ method: 'GET', url: '/readyz' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ready', checks: { bus: { ok: true }, sessions: { ok: true }, messaging: { ok: true }, quota: { ok: true } } });
+    expect(response.json()).toEqual({ status: 'ready', checks: { bus: { ok: true }, sessions: { ok: true }, messaging: { ok: true }, quota: { ok: true }, events: { ok: true } } });
   });
 
   it('/readyz is 503 when the bus is gone', async () => {

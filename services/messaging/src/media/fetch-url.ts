@@ -1,24 +1,12 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { LookupFunction } from 'node:net';
-import { isIP } from 'node:net';
 import { ApiError, MEDIA_MAX_BYTES, mediaTooLarge } from '@switchboard/contracts';
 import type { MediaType } from '@switchboard/contracts';
-import { isAllowedAddress } from './address-policy.js';
+import { checkedAddress, pinnedLookup } from '@switchboard/net-policy';
+import type { ResolvedAddress, Resolver } from '@switchboard/net-policy';
 
-/** One resolved address of a host name. */
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-/** Resolves a host name to all its addresses; injectable so tests never ask real DNS. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
-
-export const systemResolver: Resolver = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+export type { ResolvedAddress, Resolver } from '@switchboard/net-policy';
 
 export interface FetchOptions {
   /** Whose size cap (MEDIA_MAX_BYTES) the body must stay within. */
@@ -48,7 +36,7 @@ export async function fetchMediaUrl(url: string, options: FetchOptions): Promise
   const signal = AbortSignal.timeout(options.timeoutMs);
   let target = new URL(url);
   for (let hop = 0; hop <= (options.maxRedirects ?? 3); hop++) {
-    const pinned = await checkedAddress(target, options);
+    const pinned = await pinnedAddress(target, options);
     const response = await request(target, pinned, signal, options.timeoutMs);
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
@@ -77,31 +65,12 @@ function nextHop(from: URL, location: string): URL {
   return next;
 }
 
-/** Resolves the URL's host and checks every address; one bad address refuses the whole name. */
-async function checkedAddress(url: URL, options: FetchOptions): Promise<ResolvedAddress> {
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const literal = isIP(host);
-  let addresses: ResolvedAddress[];
-  if (literal !== 0) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
-  else {
-    try {
-      addresses = await (options.resolver ?? systemResolver)(host);
-    } catch {
-      throw unreachable('its host name does not resolve');
-    }
-  }
-  const first = addresses[0];
-  if (first === undefined) throw unreachable('its host name does not resolve');
-  if (!addresses.every((a) => isAllowedAddress(a.address, options.allowLoopback))) throw forbidden();
-  return first;
-}
-
-/** A `lookup` that answers only the address already checked: no second resolution happens. */
-function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
-    else callback(null, pinned.address, pinned.family);
-  }) as unknown as LookupFunction;
+/** The address to pin the fetch to, or the refusal as the media error a client sees. */
+async function pinnedAddress(url: URL, options: FetchOptions): Promise<ResolvedAddress> {
+  const checked = await checkedAddress(url, options.allowLoopback, options.resolver);
+  if (checked === 'forbidden') throw forbidden();
+  if (checked === 'unresolvable') throw unreachable('its host name does not resolve');
+  return checked;
 }
 
 function request(url: URL, pinned: ResolvedAddress, signal: AbortSignal, timeoutMs: number): Promise<IncomingMessage> {

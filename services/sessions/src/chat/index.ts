@@ -4,5 +4,5 @@ export { NonLoopbackEmulatorError, resolveNetwork, type ChatNetworkConfig } from
 export { BaileysChatNetwork, type BaileysChatNetworkOptions } from './baileys/baileys-chat-network.js';
 export type { ReconnectPolicy } from './baileys/reconnect-policy.js';
 export { SqliteCredentialsStore } from './credentials/sqlite-credentials-store.js';
-export { CredentialsDecryptionError } from './credentials/cipher.js';
-export { InvalidSecretKeyError, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey } from './credentials/secret-key.js';
+// The cipher and the key now live in service-kit (the events service seals webhook secrets too).
+export { InvalidSecretKeyError, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey, SecretDecryptionError } from '@switchboard/service-kit';

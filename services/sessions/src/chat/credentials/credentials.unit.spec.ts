@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initAuthCreds } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CredentialsDecryptionError } from './cipher.js';
-import { InvalidSecretKeyError, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey } from './secret-key.js';
+import { InvalidSecretKeyError, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey, SecretDecryptionError } from '@switchboard/service-kit';
 import { pruneClosedSessions } from './prune-closed-sessions.js';
 import { SessionCredentials } from './session-credentials.js';
 import { SqliteCredentialsStore } from './sqlite-credentials-store.js';
@@ -70,7 +69,7 @@ describe('chat credentials at rest', () => {
     writer.close();
 
     const reader = new SessionCredentials('ses_1', new SqliteCredentialsStore({ path, key: randomBytes(32) }));
-    expect(() => reader.loadCreds()).toThrow(CredentialsDecryptionError);
+    expect(() => reader.loadCreds()).toThrow(SecretDecryptionError);
     expect(() => reader.loadCreds()).toThrow(/wrong SWITCHBOARD_SECRET_KEY/);
   });
 

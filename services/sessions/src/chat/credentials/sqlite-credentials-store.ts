@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSqliteDatabase } from '@switchboard/eventstore';
-import { CredentialsCipher } from './cipher.js';
+import { SecretCipher } from '@switchboard/service-kit';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS chat_credentials (
@@ -28,7 +28,7 @@ export interface CredentialsRow {
  */
 export class SqliteCredentialsStore {
   readonly #db: DatabaseSync;
-  readonly #cipher: CredentialsCipher;
+  readonly #cipher: SecretCipher;
   readonly #select: StatementSync;
   readonly #upsert: StatementSync;
   readonly #delete: StatementSync;
@@ -38,7 +38,7 @@ export class SqliteCredentialsStore {
   constructor(options: { path: string; key: Buffer }) {
     // Owner-only (0600, its -wal and -shm too): these rows are the keys to the user's account.
     this.#db = openSqliteDatabase(options.path, SCHEMA, { busyTimeoutMs: 5000 });
-    this.#cipher = new CredentialsCipher(options.key);
+    this.#cipher = new SecretCipher(options.key);
     this.#select = this.#db.prepare('SELECT value FROM chat_credentials WHERE session_id = ? AND kind = ? AND key_id = ?');
     this.#upsert = this.#db.prepare(
       'INSERT INTO chat_credentials (session_id, kind, key_id, value) VALUES (?, ?, ?, ?) ' +

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Which addresses a media URL may reach. Refused: everything that is not the public internet,
+ * Which addresses an outbound fetch (media URLs, webhooks) may reach. Refused: everything that is not the public internet,
  * because the fetch runs inside the operator's network (SSRF): private ranges, loopback,
  * link-local (with the cloud metadata endpoint 169.254.169.254), CGNAT, multicast, reserved and
  * documentation ranges, and their IPv6 counterparts. IPv6 forms that embed an IPv4 address

@@ -5,24 +5,24 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
 
-export class CredentialsDecryptionError extends Error {
-  override readonly name = 'CredentialsDecryptionError';
+export class SecretDecryptionError extends Error {
+  override readonly name = 'SecretDecryptionError';
   constructor(where: string, options?: { cause?: unknown }) {
-    super(`cannot decrypt stored chat credentials (${where}): wrong SWITCHBOARD_SECRET_KEY or damaged data`, options);
+    super(`cannot decrypt a stored secret (${where}): wrong SWITCHBOARD_SECRET_KEY or damaged data`, options);
   }
 }
 
 /**
- * AES-256-GCM with a fresh random IV per value. The associated data names the row, so a
- * ciphertext copied into another session's row does not decrypt.
+ * AES-256-GCM with a fresh random IV per value (chat credentials, webhook secrets). The associated
+ * data names the row, so a ciphertext copied into another row does not decrypt.
  * Layout: version(1) | iv(12) | tag(16) | ciphertext.
  */
-export class CredentialsCipher {
+export class SecretCipher {
   /** A KeyObject, so each operation skips re-importing raw key bytes. */
   readonly #key: KeyObject;
 
   constructor(key: Buffer) {
-    if (key.length !== 32) throw new RangeError('the credentials key must be 32 bytes');
+    if (key.length !== 32) throw new RangeError('the secret key must be 32 bytes');
     this.#key = createSecretKey(Buffer.from(key));
   }
 
@@ -36,14 +36,14 @@ export class CredentialsCipher {
 
   open(sealed: Uint8Array, associatedData: string): Buffer {
     const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
-    if (bytes.length < HEADER_BYTES || bytes[0] !== FORMAT_V1) throw new CredentialsDecryptionError(associatedData);
+    if (bytes.length < HEADER_BYTES || bytes[0] !== FORMAT_V1) throw new SecretDecryptionError(associatedData);
     const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(1, 1 + IV_BYTES));
     decipher.setAAD(Buffer.from(associatedData));
     decipher.setAuthTag(bytes.subarray(1 + IV_BYTES, HEADER_BYTES));
     try {
       return Buffer.concat([decipher.update(bytes.subarray(HEADER_BYTES)), decipher.final()]);
     } catch (error) {
-      throw new CredentialsDecryptionError(associatedData, { cause: error });
+      throw new SecretDecryptionError(associatedData, { cause: error });
     }
   }
 }
