@@ -15,6 +15,7 @@ import { ActivityRecorder } from './connections/activity.js';
 import { ConnectionManager } from './connections/connection-manager.js';
 import { Deliveries } from './connections/deliveries.js';
 import { MediaSource } from './connections/media-source.js';
+import { InboundForwarder } from './connections/inbound.js';
 import { ReceiptForwarder } from './connections/receipts.js';
 import { ConnectionRegistry } from './connections/registry.js';
 import { SessionCommands } from './connections/session-commands.js';
@@ -69,7 +70,9 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const activity = new ActivityRecorder(async (sessionId, accountId, kind) => {
     await commands.execute(sessionId, accountId, { type: 'RecordActivity', activity: kind }).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'activity not recorded'));
   });
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, receipts: new ReceiptForwarder(bus, logger), activity, logger });
+  const media = new MediaSource(() => openBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'sessions-media' }));
+  const inbound = new InboundForwarder(bus, media, logger);
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, receipts: new ReceiptForwarder(bus, logger), inbound, activity, logger });
   const manager = new ConnectionManager({
     registry, commands, queries, slots, logger,
     wipeCredentials: chat.wipeCredentials,
@@ -85,7 +88,6 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     ready: ready(),
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() }, connections: { ok: true, detail: `${registry.size} live` } },
   });
-  const media = new MediaSource(() => openBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'sessions-media' }));
   const creator = new IdempotentCreate(new SessionKeys(store, clock), manager, clock, logger);
   const sentLog = new SqliteSentLog(join(serviceDataDir('sessions', config), 'sent-messages.sqlite'));
   const stopRetention = keepWithinRetention(sentLog, {

@@ -86,15 +86,44 @@ export interface ReceiptEvent {
   at: Date;
 }
 
-export type InboundType = 'text' | 'image' | 'video' | 'audio' | 'document' | 'location' | 'button_reply' | 'other';
+/** Media a contact can send; `voice` is a push-to-talk audio note. */
+export type InboundMediaKind = 'image' | 'video' | 'audio' | 'voice' | 'document' | 'sticker';
 
-/** A message a contact sent to the linked number. */
+/** Received media, downloaded and decrypted through the session's connection. */
+export interface InboundMedia {
+  kind: InboundMediaKind;
+  mimetype: string;
+  bytes: Uint8Array;
+  caption?: string;
+  filename?: string;
+}
+
+/** What a contact sent, by kind. `unsupported` names the network's message type. */
+export type InboundContent =
+  | { type: 'text'; text: string }
+  | { type: 'media'; media: InboundMedia }
+  | { type: 'location'; latitude: number; longitude: number; name?: string; address?: string }
+  | { type: 'contact'; displayName: string; vcard: string }
+  /** `targetId`: network id of the message reacted to; an empty `emoji` removes the reaction. */
+  | { type: 'reaction'; targetId: string; emoji: string }
+  /** Votes are encrypted with the poll's secret; `options` is empty when the vote could not be opened. */
+  | { type: 'poll_vote'; pollId: string; options: string[] }
+  | { type: 'button_reply'; id: string; text?: string }
+  | { type: 'unsupported'; rawType: string };
+
+/**
+ * A message a contact sent to the linked number. `from` is the sender's number also when the
+ * network named them by LID (`fromLid` then holds the LID's user part).
+ */
 export interface InboundEvent {
   id: string;
   from: PhoneNumber;
-  type: InboundType;
-  text?: string;
-  receivedAt: Date;
+  fromLid?: string;
+  /** When the sender sent it (the network's timestamp). */
+  sentAt: Date;
+  /** Network id of the message this one quotes. */
+  quotedId?: string;
+  content: InboundContent;
 }
 
 export interface ChatDriverEventMap {

@@ -23,6 +23,8 @@ export class LiveConnection {
   currentQr: QrEvent | undefined;
   /** Whether the network has the device online right now (false while reconnecting). */
   online = false;
+  /** The linked number, once the network confirmed the login. */
+  phone: string | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly handlers: { [E in keyof ChatDriverEventMap]: (payload: ChatDriverEventMap[E][0]) => void };
   private firstQrWaiters: ((qr: QrEvent) => void)[] = [];

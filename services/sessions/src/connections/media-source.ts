@@ -24,18 +24,27 @@ export class MediaSource {
     return bytes;
   }
 
+  /** Stores received media: its sha256, the name the messaging service and the gateway read it by. */
+  async put(bytes: Uint8Array): Promise<string> {
+    return (await this.openStore()).put(bytes);
+  }
+
   async close(): Promise<void> {
     const store = this.store;
     this.store = undefined;
     await store?.then((s) => s.close()).catch(() => undefined);
   }
 
-  private async fromStore(sha256: string): Promise<Uint8Array> {
+  private openStore(): Promise<BlobStore> {
     this.store ??= this.open().catch((error: unknown) => {
       this.store = undefined;
       throw error;
     });
-    const bytes = await (await this.store).get(sha256);
+    return this.store;
+  }
+
+  private async fromStore(sha256: string): Promise<Uint8Array> {
+    const bytes = await (await this.openStore()).get(sha256);
     // Blobs expire 24 h after they were written: a send retried later than that has lost its media.
     if (bytes === null) throw new ApiError('MEDIA_UNREACHABLE', 'The media of this message is no longer stored; send it again.');
     return bytes;

@@ -5,6 +5,7 @@ import type { ActivityRecorder } from './activity.js';
 import { LiveConnection } from './live-connection.js';
 import type { ConnectionListener, ConnectionPhase } from './live-connection.js';
 import { qrFingerprint } from './qr.js';
+import type { InboundForwarder } from './inbound.js';
 import type { ReceiptForwarder } from './receipts.js';
 import type { SessionCommands } from './session-commands.js';
 import type { SessionSlots } from './quota-slots.js';
@@ -13,6 +14,7 @@ export interface RegistryDeps {
   commands: SessionCommands;
   slots: SessionSlots;
   receipts: ReceiptForwarder;
+  inbound: InboundForwarder;
   activity: ActivityRecorder;
   createDriver(sessionId: string): ChatDriver;
   /** Removes the session's stored chat credentials (a closed session never reconnects). */
@@ -84,6 +86,7 @@ export class ConnectionRegistry implements ConnectionListener {
   }
 
   async connected(connection: LiveConnection, event: ConnectedEvent): Promise<void> {
+    connection.phone = event.phone;
     await this.deps.commands.execute(connection.sessionId, connection.accountId, { type: 'MarkConnected', phone: event.phone });
   }
 
@@ -106,8 +109,13 @@ export class ConnectionRegistry implements ConnectionListener {
     void this.deps.receipts.forward({ accountId, sessionId, networkMessageId: receipt.id, receipt: receipt.status, at: receipt.at.toISOString() });
   }
 
-  async inbound(connection: LiveConnection, _inbound: InboundEvent): Promise<void> {
-    this.deps.activity.touch(connection.sessionId, connection.accountId, 'message_received');
+  async inbound(connection: LiveConnection, inbound: InboundEvent): Promise<void> {
+    const { sessionId, accountId } = connection;
+    this.deps.activity.touch(sessionId, accountId, 'message_received');
+    const to = connection.phone;
+    if (!to) return this.deps.logger.warn({ sessionId }, 'received message before the linked number was known; not recorded');
+    // Not awaited, like receipts; each message's forward retries on its own.
+    void this.deps.inbound.forward(accountId, sessionId, to, inbound).catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, 'received message not forwarded'));
   }
 
   failed(connection: LiveConnection, error: unknown): void {

@@ -6,6 +6,7 @@ import type {
   ChatDriver,
   ChatDriverEventMap,
   DisconnectReason,
+  InboundEvent,
   LocationContent,
   MediaContent,
   PhoneNumber,
@@ -22,7 +23,10 @@ import { buttonsMessageProto, locationMessageContent, mediaMessageContent } from
 import { RecipientDirectory } from './recipient-directory.js';
 import { reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
 import { closeAction, socketConfig, type SocketSettings } from './socket-settings.js';
-import { ReceiptTracker, toInbound } from './translate-events.js';
+import { downloadMedia } from './media-download.js';
+import { ReceiptTracker } from './translate-events.js';
+import { toInbound } from './translate-inbound.js';
+import type { TranslatedInbound } from './translate-inbound.js';
 
 export interface BaileysDriverOptions {
   sessionId: string;
@@ -57,6 +61,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   #failedAttempts = 0;
   #qrIssued = 0;
   #reconnectTimer: NodeJS.Timeout | undefined;
+  /** Received messages go out in the order they arrived, media after its download. */
+  #inbound: Promise<void> = Promise.resolve();
 
   constructor(options: BaileysDriverOptions) {
     super();
@@ -184,8 +190,21 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     for (const message of messages) {
       const inbound = toInbound(message);
       if (!inbound || !message.message) continue;
-      this.#recent.set(inbound.id, { message: message.message, fromMe: false });
-      this.emit('inbound', inbound);
+      this.#recent.set(inbound.event.id, { message: message.message, fromMe: false });
+      // Media is downloaded before the event goes out; meanwhile later messages wait their turn.
+      this.#inbound = this.#inbound.then(() => this.#emitInbound(inbound));
+    }
+  }
+
+  async #emitInbound(inbound: TranslatedInbound): Promise<void> {
+    const { event, download } = inbound;
+    if (event.content.type !== 'media' || !download) return void this.emit('inbound', event as InboundEvent);
+    try {
+      const bytes = await downloadMedia(download.media, download.type, this.#options.settings.network.fetchAgent);
+      this.emit('inbound', { ...event, content: { type: 'media', media: { ...event.content.media, bytes } } });
+    } catch {
+      // Gone from the network's media host, or corrupt: the message is still told, as what it was.
+      this.emit('inbound', { ...event, content: { type: 'unsupported', rawType: `${download.type}Message (media not downloadable)` } });
     }
   }
 

@@ -5,7 +5,7 @@ import { buttonsMessageProto, mediaMessageContent } from './content.js';
 import { normalizePhone } from './recipient-directory.js';
 import { reconnectDelayMs } from './reconnect-policy.js';
 import { closeAction } from './socket-settings.js';
-import { ReceiptTracker, toInbound } from './translate-events.js';
+import { ReceiptTracker } from './translate-events.js';
 
 const { Status } = proto.WebMessageInfo;
 const ownKey = { remoteJid: '15551234567@s.whatsapp.net', fromMe: true, id: 'M1' };
@@ -48,31 +48,6 @@ describe('receipts', () => {
     const tracker = new ReceiptTracker();
     expect(tracker.fromUpdates([{ key: ownKey, update: { status: Status.SERVER_ACK } }])).toEqual([]);
     expect(tracker.fromUpdates([{ key: { ...ownKey, fromMe: false }, update: { status: Status.READ } }])).toEqual([]);
-  });
-});
-
-describe('inbound messages', () => {
-  it('gives the sender phone number, also when the chat is keyed by LID', () => {
-    const message = {
-      key: { remoteJid: '99887766@lid', remoteJidAlt: '15552223333@s.whatsapp.net', fromMe: false, id: 'IN1' },
-      message: { conversation: 'hi' },
-      messageTimestamp: 1_700_000_000,
-    } as WAMessage;
-    expect(toInbound(message)).toEqual({ id: 'IN1', from: '15552223333', type: 'text', text: 'hi', receivedAt: new Date(1_700_000_000_000) });
-  });
-
-  it('skips our own messages and protocol traffic', () => {
-    const key = { remoteJid: '15552223333@s.whatsapp.net', fromMe: false, id: 'IN2' };
-    expect(toInbound({ key: { ...key, fromMe: true }, message: { conversation: 'x' } } as WAMessage)).toBeUndefined();
-    expect(toInbound({ key, message: { protocolMessage: { type: 0 } } } as WAMessage)).toBeUndefined();
-  });
-
-  it('reports the chosen button id of a button reply', () => {
-    const message = {
-      key: { remoteJid: '15552223333@s.whatsapp.net', fromMe: false, id: 'IN3' },
-      message: { buttonsResponseMessage: { selectedButtonId: 'yes', selectedDisplayText: 'Yes' } },
-    } as WAMessage;
-    expect(toInbound(message)).toMatchObject({ type: 'button_reply', text: 'yes' });
   });
 });
 

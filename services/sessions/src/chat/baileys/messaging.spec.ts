@@ -104,7 +104,18 @@ describe('sending through a connected session', () => {
     await driver.sendText(contact, 'write back');
     const inbound = nextEvent(driver, 'inbound', (message) => message.from === contact);
     await chat.control.inbound(contact, me, 'a reply from the contact');
-    expect(await inbound).toMatchObject({ from: contact, type: 'text', text: 'a reply from the contact' });
+    expect(await inbound).toMatchObject({ from: contact, fromLid: `9${contact}`, content: { type: 'text', text: 'a reply from the contact' } });
+  });
+
+  it('downloads a received image through the connection, byte for byte, and names a quoted message', async () => {
+    const contact = await newContact();
+    const sent = await driver.sendText(contact, 'send me a picture');
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const inbound = nextEvent(driver, 'inbound', (message) => message.from === contact);
+    await chat.control.send(contact, { to: me, image: { base64: png.toString('base64'), caption: 'here', mimetype: 'image/png' }, quotedMessageId: sent.id });
+    const event = await inbound;
+    expect(event).toMatchObject({ quotedId: sent.id, content: { type: 'media', media: { kind: 'image', mimetype: 'image/png', caption: 'here' } } });
+    expect(event.content.type === 'media' && Buffer.from(event.content.media.bytes).equals(png)).toBe(true);
   });
 
   it('refuses to send from a session that is not connected', async () => {

@@ -1,6 +1,6 @@
-import { areJidsSameUser, getBinaryNodeChildren, getContentType, isJidGroup, isPnUser, jidDecode, normalizeMessageContent, proto } from '@whiskeysockets/baileys';
-import type { BinaryNode, WAMessage, WAMessageKey, WAMessageUpdate, proto as protoTypes } from '@whiskeysockets/baileys';
-import type { InboundEvent, InboundType, ReceiptEvent, ReceiptStatus } from '../driver.js';
+import { areJidsSameUser, getBinaryNodeChildren, isJidGroup, proto } from '@whiskeysockets/baileys';
+import type { BinaryNode, WAMessage, WAMessageKey, WAMessageUpdate } from '@whiskeysockets/baileys';
+import type { ReceiptEvent, ReceiptStatus } from '../driver.js';
 import { BoundedMap } from '../bounded-map.js';
 
 const Status = proto.WebMessageInfo.Status;
@@ -57,56 +57,4 @@ export class ReceiptTracker {
     }
     return [{ id: key.id, status: reached, at }];
   }
-}
-
-/** The phone number behind a message key: the PN jid, or its alternate when the key uses a LID. */
-export function senderPhone(key: WAMessageKey): string | undefined {
-  const jid = isPnUser(key.remoteJid ?? undefined) ? key.remoteJid : key.remoteJidAlt;
-  return jid ? jidDecode(jid)?.user : undefined;
-}
-
-const CONTENT_TYPES: Partial<Record<keyof protoTypes.IMessage, InboundType>> = {
-  conversation: 'text',
-  extendedTextMessage: 'text',
-  imageMessage: 'image',
-  videoMessage: 'video',
-  audioMessage: 'audio',
-  documentMessage: 'document',
-  locationMessage: 'location',
-  buttonsResponseMessage: 'button_reply',
-  templateButtonReplyMessage: 'button_reply',
-};
-
-/** Protocol traffic that rides on messages but is nothing a contact wrote. */
-const SILENT_TYPES = new Set<keyof protoTypes.IMessage>(['protocolMessage', 'senderKeyDistributionMessage', 'reactionMessage']);
-
-function inboundText(content: protoTypes.IMessage): string | undefined {
-  return (
-    content.conversation ??
-    content.extendedTextMessage?.text ??
-    content.imageMessage?.caption ??
-    content.videoMessage?.caption ??
-    content.documentMessage?.caption ??
-    content.buttonsResponseMessage?.selectedButtonId ??
-    content.templateButtonReplyMessage?.selectedId ??
-    undefined
-  );
-}
-
-/** A contact's message as an `inbound` event, or undefined for our own and protocol messages. */
-export function toInbound(message: WAMessage): InboundEvent | undefined {
-  const content = normalizeMessageContent(message.message);
-  const contentType = getContentType(content);
-  const from = senderPhone(message.key);
-  if (message.key.fromMe || !content || !contentType || SILENT_TYPES.has(contentType) || !from || !message.key.id) {
-    return undefined;
-  }
-  const text = inboundText(content);
-  return {
-    id: message.key.id,
-    from,
-    type: CONTENT_TYPES[contentType] ?? 'other',
-    ...(text === undefined ? {} : { text }),
-    receivedAt: new Date(Number(message.messageTimestamp ?? 0) * 1000 || Date.now()),
-  };
 }
