@@ -1,4 +1,4 @@
-import { ADMIN_ENDPOINTS, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS } from '@switchboard/contracts';
+import { ADMIN_ENDPOINTS, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
 import { InProcessBus } from '@switchboard/bus';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ afterAll(async () => {
   await bus.close();
 });
 
-const ALL = [SESSION_ENDPOINTS, MESSAGE_ENDPOINTS, ADMIN_ENDPOINTS, HEALTH_ENDPOINTS].flatMap((table) => Object.values(table));
+const ALL = [SESSION_ENDPOINTS, MESSAGE_ENDPOINTS, WEBHOOK_ENDPOINTS, ADMIN_ENDPOINTS, HEALTH_ENDPOINTS].flatMap((table) => Object.values(table));
 
 describe('/v1/openapi.json', () => {
   it('is OpenAPI 3.1 JSON, without a key, under both prefixes', async () => {
@@ -38,7 +38,7 @@ describe('/v1/openapi.json', () => {
     }
     const count = Object.values(document.paths as Record<string, object>).reduce((n, methods) => n + Object.keys(methods).length, 0);
     expect(count).toBe(ALL.length);
-    expect(ALL.length).toBe(19);
+    expect(ALL.length).toBe(28);
   });
 
   it('declares bearer auth, public probes, the /api note, error envelopes and examples', async () => {

@@ -45,7 +45,7 @@ export interface ClusterControls {
 }
 
 /** The processes of the distributed mode that `processEnv` can address. */
-export type ServiceProcess = 'quota' | 'sessions' | 'messaging' | 'gateway';
+export type ServiceProcess = 'quota' | 'sessions' | 'messaging' | 'events' | 'gateway';
 
 export interface HarnessOptions {
   plan?: 'free' | 'basic' | 'premium' | 'enterprise';
@@ -79,6 +79,8 @@ function baseEnv(dataDir: string, options: HarnessOptions) {
     SWITCHBOARD_SECRET_KEY: randomBytes(32).toString('hex'),
     SWITCHBOARD_HOST: '127.0.0.1',
     SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: 'true',
+    // Webhook receivers of the tests listen on 127.0.0.1.
+    SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: 'true',
     LOG_LEVEL: 'warn',
     ...options.env,
   };
@@ -137,7 +139,7 @@ async function stopIfFailing(start: () => Promise<void>, close: () => Promise<vo
   }
 }
 
-/** The distributed mode: an emulator process, a private NATS, the three services and the gateway. */
+/** The distributed mode: an emulator process, a private NATS, the four services and the gateway. */
 export async function startDistributed(options: HarnessOptions = {}): Promise<SwitchboardUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-distributed-'));
   const { env, apiKey, adminKey } = baseEnv(dataDir, options);
@@ -148,7 +150,7 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
   const serviceEnv = { ...env, SWITCHBOARD_NATS_URL: nats.url, SWITCHBOARD_EMULATOR_URL: emulator.wsUrl, SWITCHBOARD_PORT: String(port) };
   const service = (name: ServiceProcess) =>
     new NodeProcess(name, entry(`services/${name}/dist/src/main.js`), { ...serviceEnv, ...options.processEnv?.[name] }, options.onOutput);
-  const processes = (['quota', 'sessions', 'messaging', 'gateway'] as const).map(service);
+  const processes = (['quota', 'sessions', 'messaging', 'events', 'gateway'] as const).map(service);
   const sessions = processes[1]!;
   for (const p of processes) p.start();
   const url = `http://127.0.0.1:${port}`;

@@ -1,4 +1,4 @@
-import { ADMIN_ENDPOINTS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS } from '@switchboard/contracts';
+import { ADMIN_ENDPOINTS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
 import type { EndpointContract } from '@switchboard/contracts';
 import { maxHeaderSize } from 'node:http';
 import { z } from 'zod';
@@ -12,6 +12,7 @@ type Json = Record<string, unknown>;
 export const ENDPOINT_TABLES: Readonly<Record<string, Readonly<Record<string, EndpointContract>>>> = {
   sessions: SESSION_ENDPOINTS,
   messages: MESSAGE_ENDPOINTS,
+  webhooks: WEBHOOK_ENDPOINTS,
   admin: ADMIN_ENDPOINTS,
   health: HEALTH_ENDPOINTS,
 };

@@ -151,3 +151,26 @@ function routeContext(app: FastifyInstance, request: FastifyRequest, reply: Fast
       }),
   };
 }
+
+/** What a streaming route's handler gets: the validated query and the caller, and the raw reply. */
+export type StreamRouteContext<E extends EndpointContract> = Omit<RouteContext<E>, 'body'>;
+
+/**
+ * A long-lived response (`text/event-stream`): authentication, scope and query validation as
+ * `defineRoute`, but the handler writes the response itself (after `reply.hijack()`). Errors it
+ * throws before hijacking still answer with the error envelope.
+ */
+export function defineStreamRoute<E extends EndpointContract>(app: FastifyInstance, endpoint: E, handler: (ctx: StreamRouteContext<E>) => Promise<void>): void {
+  for (const url of pathsOf(endpoint.path)) {
+    app.route({
+      method: endpoint.method,
+      url,
+      onRequest: [authHook(app, 'api')],
+      handler: (request, reply) =>
+        inRequestContext(request.sbTrace, async () => {
+          const input = validateInput(endpoint, request);
+          await handler(routeContext(app, request, reply, input) as StreamRouteContext<E>);
+        }),
+    });
+  }
+}
