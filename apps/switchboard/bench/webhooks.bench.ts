@@ -1,0 +1,164 @@
+/**
+ * `npm run bench:webhooks -w @switchboard/app` (also part of `npm run bench`): issue 11's events
+ * figures, in the embedded mode with the emulator.
+ * 1. Network to webhook: BENCH_WEBHOOK_MESSAGES (default 1000) inbound texts from contacts of the
+ *    emulator (20 in flight), each a `message.received` at a local receiver and on an SSE stream:
+ *    events/s and p50/p99 from the emulator's send to the arrival, for both.
+ * 2. Ten endpoints, one of which never answers (each attempt waits for the 10 s timeout): the
+ *    delivery rate of the nine others against a run where all ten answer.
+ * 3. Dispatcher memory with 10,000 deliveries pending a retry (events service alone, in-process).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InProcessBus } from '@switchboard/bus';
+import { closedLoopbackPort } from '@switchboard/bus/testing';
+import { startEventsService } from '@switchboard/events';
+import { loadConfig } from '@switchboard/service-kit';
+import { createLogger } from '@switchboard/telemetry';
+import { startEmbedded } from '../test/support/harness.js';
+import { ApiClient, eventually } from '../test/support/http.js';
+import { openEventStream } from '../test/support/webhook-receiver.js';
+import { summarize } from './stats.js';
+
+const MESSAGES = Number(process.env['BENCH_WEBHOOK_MESSAGES'] ?? 1000);
+const FANOUT_MESSAGES = Number(process.env['BENCH_WEBHOOK_FANOUT_MESSAGES'] ?? 300);
+const PENDING = 10_000;
+
+/** A receiver that notes when each message.received text arrived (or never answers, when dead). */
+async function receiver(dead = false) {
+  const arrivals = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => {
+      if (dead) return;
+      const event = JSON.parse(Buffer.concat(chunks).toString()) as { type: string; data: { text?: string } };
+      if (event.type === 'message.received' && event.data.text && !arrivals.has(event.data.text)) arrivals.set(event.data.text, performance.now());
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** Sends `count` inbound texts, `inFlight` at once; the send time of each text. */
+async function sendInbound(sut: Awaited<ReturnType<typeof startEmbedded>>, linked: string, prefix: string, count: number, inFlight: number) {
+  const sentAt = new Map<string, number>();
+  let next = 0;
+  await Promise.all(Array.from({ length: inFlight }, async (_, w) => {
+    while (next < count) {
+      const i = next++;
+      const text = `${prefix} ${i}`;
+      sentAt.set(text, performance.now());
+      await sut.emulator.inbound(`1555777${String(w).padStart(4, '0')}`, linked, text);
+    }
+  }));
+  return sentAt;
+}
+
+function figures(sentAt: Map<string, number>, arrivals: Map<string, number>) {
+  const latencies = [...sentAt].filter(([text]) => arrivals.has(text)).map(([text, t]) => arrivals.get(text)! - t);
+  const first = Math.min(...sentAt.values());
+  const last = Math.max(...[...arrivals.values()]);
+  return { ...summarize(latencies, (last - first) / 1000), delivered: `${latencies.length}/${sentAt.size}` };
+}
+
+async function networkToWebhookAndSse() {
+  const sut = await startEmbedded({ env: { LOG_LEVEL: 'error' } });
+  try {
+    const api = new ApiClient(sut.url, sut.apiKey);
+    const linked = '15556660001';
+    const created = await api.post('/v1/sessions', {});
+    await sut.emulator.scan(created.body.data.qrCode, linked);
+    await eventually(() => api.get(`/v1/sessions/${created.body.data.sessionId}`), (r) => r.body?.data?.status === 'connected');
+    const fast = await receiver();
+    await api.post('/v1/webhooks', { url: fast.url, events: ['message.received'] });
+    const sse = openEventStream(sut.url, sut.apiKey);
+    await sse.response;
+    const sseArrivals = new Map<string, number>();
+    const seen = setInterval(() => {
+      for (const frame of sse.frames.splice(0)) {
+        const text = frame.data.data['text'];
+        if (typeof text === 'string' && !sseArrivals.has(text)) sseArrivals.set(text, performance.now());
+      }
+    }, 1);
+    const sentAt = await sendInbound(sut, linked, 'bench', MESSAGES, 20);
+    await eventually(async () => fast.arrivals.size, (n) => n >= MESSAGES, 120_000).catch(() => undefined);
+    await eventually(async () => sseArrivals.size, (n) => n >= MESSAGES, 30_000).catch(() => undefined);
+    clearInterval(seen);
+    const webhook = figures(sentAt, fast.arrivals);
+    const stream = figures(sentAt, sseArrivals);
+    await sse.close();
+
+    // Ten endpoints: first all answering, then one that never answers.
+    const list = (await api.get('/v1/webhooks')).body.data.webhooks as { webhookId: string }[];
+    for (const w of list) await api.delete(`/v1/webhooks/${w.webhookId}`);
+    const rate = async (deadOne: boolean, prefix: string) => {
+      const receivers = await Promise.all(Array.from({ length: 10 }, (_, i) => receiver(deadOne && i === 9)));
+      const ids: string[] = [];
+      for (const r of receivers) ids.push((await api.post('/v1/webhooks', { url: r.url, events: ['message.received'] })).body.data.webhookId);
+      const sent = await sendInbound(sut, linked, prefix, FANOUT_MESSAGES, 20);
+      const live = receivers.slice(0, 9);
+      await eventually(async () => live.every((r) => r.arrivals.size >= FANOUT_MESSAGES), (done) => done, 120_000).catch(() => undefined);
+      const rates = live.map((r) => figures(sent, r.arrivals).perSecond);
+      for (const id of ids) await api.delete(`/v1/webhooks/${id}`);
+      await Promise.all(receivers.map((r) => r.close()));
+      return { minPerSecond: Math.min(...rates), meanPerSecond: Math.round(rates.reduce((a, b) => a + b, 0) / rates.length) };
+    };
+    const allAnswer = await rate(false, 'fanout-ok');
+    const oneDead = await rate(true, 'fanout-dead');
+    await fast.close();
+    return { webhook, stream, allAnswer, oneDead, keptRate: +(oneDead.meanPerSecond / allAnswer.meanPerSecond).toFixed(3) };
+  } finally {
+    await sut.close();
+  }
+}
+
+/** 10,000 deliveries (one session each) to a closed port, each attempted once and waiting an hour for its retry. */
+async function dispatcherMemory() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-events-'));
+  const bus = new InProcessBus();
+  const config = { ...loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: 'true', SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: '3600000' }) };
+  const events = await startEventsService({ bus, config, logger: createLogger({ service: 'bench', level: 'error' }) });
+  try {
+    const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+    const port = await closedLoopbackPort();
+    const webhook = await events.api.createWebhook(accountId, { url: `http://127.0.0.1:${port}/hook` });
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    const before = process.memoryUsage();
+    const now = Date.now();
+    for (let i = 0; i < PENDING; i++) {
+      const id = `evt_${String(i).padStart(26, '0')}`;
+      events.deliveries.enqueue(webhook.webhookId, accountId, { id, type: 'webhook.test', timestamp: new Date().toISOString(), data: { webhookId: webhook.webhookId } }, `s${i}`, now);
+    }
+    const started = performance.now();
+    // One session each, so every delivery is attempted once (refused) and then waits an hour.
+    await eventually(async () => events.deliveries.dueWebhooks(Date.now()).length, (n) => n === 0, 120_000);
+    gc?.();
+    const after = process.memoryUsage();
+    const mb = (n: number) => +(n / 1024 / 1024).toFixed(1);
+    return {
+      pending: events.deliveries.pendingCount(),
+      firstPassSeconds: +((performance.now() - started) / 1000).toFixed(2),
+      heapUsedMb: { before: mb(before.heapUsed), after: mb(after.heapUsed) },
+      rssMb: { before: mb(before.rss), after: mb(after.rss) },
+    };
+  } finally {
+    await events.close();
+    await bus.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const memory = await dispatcherMemory();
+const network = await networkToWebhookAndSse();
+process.stdout.write(`${JSON.stringify({ messages: MESSAGES, ...network, dispatcherMemory: memory }, null, 2)}\n`);
+process.exit(0);
