@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
   created_at      INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS deliveries_queue ON deliveries (webhook_id, state, session_key, delivery_id);
+CREATE INDEX IF NOT EXISTS deliveries_order ON deliveries (webhook_id, state, delivery_id);
 CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (state, next_attempt_at);
 CREATE TABLE IF NOT EXISTS webhook_secrets (
   webhook_id  TEXT NOT NULL,

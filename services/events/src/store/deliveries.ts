@@ -64,9 +64,12 @@ export class DeliveryStore {
   /** The head of each session's queue on this webhook, if due now; oldest first. */
   dueHeads(webhookId: string, now: number, limit: number): DueDelivery[] {
     const rows = this.db
+      // Oldest first; a row is a head when no older pending row of its session exists (an index
+      // probe each), so a long queue behind one session costs O(log n), not a scan per attempt.
       .prepare(`SELECT d.delivery_id, d.webhook_id, d.event_id, d.body, d.attempts FROM deliveries d
-        JOIN (SELECT MIN(delivery_id) AS head FROM deliveries WHERE webhook_id = ? AND state = 'pending' GROUP BY session_key) h ON d.delivery_id = h.head
-        WHERE d.next_attempt_at <= ? ORDER BY d.delivery_id LIMIT ?`)
+        WHERE d.webhook_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?
+          AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.webhook_id = d.webhook_id AND e.state = 'pending' AND e.session_key = d.session_key AND e.delivery_id < d.delivery_id)
+        ORDER BY d.delivery_id LIMIT ?`)
       .all(webhookId, now, limit) as { delivery_id: number; webhook_id: string; event_id: string; body: string; attempts: number }[];
     return rows.map((r) => ({ deliveryId: r.delivery_id, webhookId: r.webhook_id, eventId: r.event_id, body: r.body, attempts: r.attempts }));
   }
