@@ -76,6 +76,22 @@ describe.each<Mode>(['embedded', 'distributed'])('webhooks and the live stream o
     }
   });
 
+  it('delivers session.qr for a new code and session.status for a deletion', async () => {
+    const created = await api.post('/v1/sessions', {});
+    const other = created.body.data.sessionId as string;
+    const qr = await eventually(async () => receiver.accepted().filter((r) => r.event.type === 'session.qr' && r.event.data['sessionId'] === other), (r) => r.length >= 1);
+    expect(qr[0]?.event.data).toMatchObject({ qrCode: expect.stringMatching(/^data:image\/png;base64,/), expiresAt: expect.any(String) });
+    expect((await api.delete(`/v1/sessions/${other}`)).status).toBe(200);
+    const told = await eventually(
+      async () => receiver.accepted().filter((r) => r.event.type === 'session.status' && r.event.data['sessionId'] === other),
+      (r) => r.length >= 2,
+    );
+    expect(told.map((r) => [r.event.data['status'], r.event.data['previousStatus'], r.event.data['reason']])).toEqual([
+      ['pending', null, 'created'],
+      ['disconnected', 'pending', 'deleted'],
+    ]);
+  });
+
   it('delivers message.status sent -> delivered -> read, in that order', async () => {
     const messageId = await send('status please');
     await readAll(receiver, [messageId]);
