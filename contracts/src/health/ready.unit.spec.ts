@@ -3,7 +3,7 @@ import { BACKEND_SERVICES, ReadySubjects, readySubject } from './ready.js';
 
 describe('readiness subjects', () => {
   it('names one request subject per service, sb.v1.<service>.ready', () => {
-    expect(BACKEND_SERVICES.map((service) => ReadySubjects[service].subject)).toEqual(['sb.v1.sessions.ready', 'sb.v1.messaging.ready', 'sb.v1.quota.ready']);
+    expect(BACKEND_SERVICES.map((service) => ReadySubjects[service].subject)).toEqual(['sb.v1.sessions.ready', 'sb.v1.messaging.ready', 'sb.v1.quota.ready', 'sb.v1.events.ready']);
     expect(readySubject('webhooks').subject).toBe('sb.v1.webhooks.ready');
   });
 

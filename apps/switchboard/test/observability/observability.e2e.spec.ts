@@ -151,7 +151,7 @@ describe('traces, metrics and logs across the distributed processes', () => {
     const text = output.map((o) => o.chunk).join('');
     const lines = text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThan(20);
-    expect(new Set(output.map((o) => o.process))).toEqual(new Set(['quota', 'sessions', 'messaging', 'gateway']));
+    expect(new Set(output.map((o) => o.process))).toEqual(new Set(['quota', 'sessions', 'messaging', 'events', 'gateway']));
     expect(lines.some((l) => l['service'] === 'sessions' && typeof l['trace_id'] === 'string' && String(l['account_id']).startsWith('acc_'))).toBe(true);
     expect(lines.some((l) => l['service'] === 'gateway' && typeof l['reqId'] === 'string' && String(l['account_id']).startsWith('acc_'))).toBe(true);
     for (const secret of [sut.apiKey, sut.adminKey, SECRET_KEY, SECRET_TEXT, 'noiseKey', 'signedIdentityKey', 'advSecretKey', 'Bearer ']) {
