@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Resolver } from '@switchboard/net-policy';
+import { Webhook } from 'standardwebhooks';
 import type { Logger } from '@switchboard/telemetry';
 import type { DeliveryStore, DueDelivery } from '../store/deliveries.js';
 import type { SealedSecrets } from '../store/secrets.js';
@@ -37,6 +38,8 @@ export class Dispatcher {
   private readonly workers = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly agents = new Map<string, http.Agent>();
+  /** Unsealed signers by `webhookId:fingerprint`: a burst does not decrypt a secret per attempt. */
+  private readonly signers = new Map<string, Webhook>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly now: () => number;
@@ -84,6 +87,7 @@ export class Dispatcher {
         const webhook = this.o.webhooks.get(webhookId);
         if (webhook === undefined || webhook.deleted) {
           this.o.deliveries.failPending(webhookId, 'webhook_deleted', this.now());
+          for (const key of this.signers.keys()) if (key.startsWith(`${webhookId}:`)) this.signers.delete(key);
           return;
         }
         // A disabled webhook keeps its deliveries pending until it is enabled again.
@@ -124,12 +128,24 @@ export class Dispatcher {
   }
 
   /** The current secret, and the previous one while its overlap lasts. */
-  private signingSecrets(webhook: WebhookRecord, now: number): string[] {
+  private signingSecrets(webhook: WebhookRecord, now: number): Webhook[] {
     const fingerprints = [webhook.secretFingerprint];
     if (webhook.previous && Date.parse(webhook.previous.validUntil) > now) fingerprints.push(webhook.previous.fingerprint);
-    const secrets = fingerprints.map((fp) => this.o.secrets.get(webhook.webhookId, fp)).filter((s): s is string => s !== undefined);
-    if (secrets.length === 0) throw new Error('no sealed secret for this webhook');
-    return secrets;
+    const signers = fingerprints.map((fp) => this.signer(webhook.webhookId, fp)).filter((s): s is Webhook => s !== undefined);
+    if (signers.length === 0) throw new Error('no sealed secret for this webhook');
+    return signers;
+  }
+
+  private signer(webhookId: string, fingerprint: string): Webhook | undefined {
+    const key = `${webhookId}:${fingerprint}`;
+    let signer = this.signers.get(key);
+    if (!signer) {
+      const secret = this.o.secrets.get(webhookId, fingerprint);
+      if (secret === undefined) return undefined;
+      signer = new Webhook(secret);
+      this.signers.set(key, signer);
+    }
+    return signer;
   }
 
   /** One keep-alive agent per endpoint: a burst reuses its connections; endpoints share none. */

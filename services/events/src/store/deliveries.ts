@@ -42,12 +42,19 @@ export class DeliveryStore {
   private readonly succeed;
   private readonly retry;
   private readonly fail;
+  private readonly heads;
 
   constructor(private readonly db: DatabaseSync) {
     this.insert = db.prepare(`INSERT INTO deliveries (webhook_id, account_id, event_id, event_type, session_key, body, state, next_attempt_at, created_at)
       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`);
     this.succeed = db.prepare(`UPDATE deliveries SET state = 'succeeded', attempts = attempts + 1, last_status = ?, last_error = NULL, last_attempt_at = ?, next_attempt_at = NULL WHERE delivery_id = ?`);
     this.retry = db.prepare('UPDATE deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, last_attempt_at = ?, next_attempt_at = ? WHERE delivery_id = ?');
+    // Oldest first; a row is a head when no older pending row of its session exists (an index
+    // probe each), so a long queue behind one session costs O(log n), not a scan per attempt.
+    this.heads = db.prepare(`SELECT d.delivery_id, d.webhook_id, d.event_id, d.body, d.attempts FROM deliveries d
+        WHERE d.webhook_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?
+          AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.webhook_id = d.webhook_id AND e.state = 'pending' AND e.session_key = d.session_key AND e.delivery_id < d.delivery_id)
+        ORDER BY d.delivery_id LIMIT ?`);
     this.fail = db.prepare(`UPDATE deliveries SET state = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, last_attempt_at = ?, next_attempt_at = NULL WHERE delivery_id = ?`);
   }
 
@@ -63,13 +70,7 @@ export class DeliveryStore {
 
   /** The head of each session's queue on this webhook, if due now; oldest first. */
   dueHeads(webhookId: string, now: number, limit: number): DueDelivery[] {
-    const rows = this.db
-      // Oldest first; a row is a head when no older pending row of its session exists (an index
-      // probe each), so a long queue behind one session costs O(log n), not a scan per attempt.
-      .prepare(`SELECT d.delivery_id, d.webhook_id, d.event_id, d.body, d.attempts FROM deliveries d
-        WHERE d.webhook_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?
-          AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.webhook_id = d.webhook_id AND e.state = 'pending' AND e.session_key = d.session_key AND e.delivery_id < d.delivery_id)
-        ORDER BY d.delivery_id LIMIT ?`)
+    const rows = this.heads
       .all(webhookId, now, limit) as { delivery_id: number; webhook_id: string; event_id: string; body: string; attempts: number }[];
     return rows.map((r) => ({ deliveryId: r.delivery_id, webhookId: r.webhook_id, eventId: r.event_id, body: r.body, attempts: r.attempts }));
   }
