@@ -9,9 +9,12 @@
  * The goal: RSS one minute after the load within 1.3x of the figure before it.
  * Env: BENCH_LOADS (default `big-bodies,fuzz`), BENCH_SETTLE_SECONDS (60), BENCH_FUZZ_REQUESTS
  * (3000), BENCH_BIG_BODIES (12), BENCH_NODE_OPTIONS / BENCH_ENV (JSON) for the process under
- * test, e.g. `--heapsnapshot-signal=SIGUSR2` to look at what it holds.
+ * test, BENCH_HEAPSNAPSHOT_DIR: write a heap snapshot of the process there at the end of each
+ * load (what it still holds; open it in Chrome DevTools' Memory tab).
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
 import { oddRequest, seeded, sendOdd } from './odd-requests.js';
@@ -23,10 +26,12 @@ const LOADS = (process.env['BENCH_LOADS'] ?? 'big-bodies,fuzz').split(',');
 const SETTLE_SECONDS = Number(process.env['BENCH_SETTLE_SECONDS'] ?? 60);
 const FUZZ_REQUESTS = Number(process.env['BENCH_FUZZ_REQUESTS'] ?? 3000);
 const BIG_BODIES = Number(process.env['BENCH_BIG_BODIES'] ?? 12);
+const SNAPSHOT_DIR = process.env['BENCH_HEAPSNAPSHOT_DIR'];
 const GOAL = 1.3;
+const nodeOptions = [process.env['BENCH_NODE_OPTIONS'], SNAPSHOT_DIR && `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOT_DIR}`].filter(Boolean).join(' ');
 const env: Record<string, string> = {
   LOG_LEVEL: 'error',
-  ...(process.env['BENCH_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_NODE_OPTIONS'] } : {}),
+  ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
   ...(JSON.parse(process.env['BENCH_ENV'] ?? '{}') as Record<string, string>),
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -99,6 +104,19 @@ function rssSampler(pid: number) {
   };
 }
 
+/** Signals the process to write a heap snapshot and waits until the file stops growing. */
+async function heapSnapshot(pid: number, dir: string): Promise<string> {
+  const existing = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  for (let size = -1; ; await sleep(2_000)) {
+    const file = readdirSync(dir).find((name) => name.endsWith('.heapsnapshot') && !existing.has(name));
+    if (!file) continue;
+    const now = statSync(join(dir, file)).size;
+    if (now > 0 && now === size) return join(dir, file);
+    size = now;
+  }
+}
+
 async function measure(name: string, load: (linked: Linked) => Promise<Record<string, number>>, phone: string) {
   const linked = await linkedSwitchboard(phone);
   try {
@@ -120,12 +138,14 @@ async function measure(name: string, load: (linked: Linked) => Promise<Record<st
       settle.push(residentMiB(pid).rss);
     }
     const after = { ...residentMiB(pid), ...(await heapMiB(linked.sut.url)) };
+    if (SNAPSHOT_DIR) await heapSnapshot(pid, SNAPSHOT_DIR);
     const ratio = +(after.rss / before.rss).toFixed(2);
     return {
       load: name, answers, loadSeconds,
       rssMiB: { before: before.rss, peak, after: after.rss, afterVsBefore: ratio, withinGoal: ratio <= GOAL },
       rssEvery10sAfterMiB: settle,
       heapUsedMiB: { before: before.heapUsed, after: after.heapUsed },
+      heapTotalMiB: { before: before.heapTotal, after: after.heapTotal },
       externalMiB: { before: before.external, after: after.external },
     };
   } catch (error) {

@@ -39,8 +39,12 @@ const text = (random: Random, length: number, alphabet = 'abcdefghijklmnopqrstuv
 const ROUTES = ['/v1/messages/text', '/v1/messages/media', '/v1/messages/location', '/v1/messages/buttons', '/v1/sessions', '/api/v1/messages/text'];
 const ODD_SEGMENTS = ['%', '%zz', '%00', '%2e%2e', '..', '%E2%82', 'ü', '😀', '%25', ';', '~', '%ff%fe'];
 
-/** One odd request, chosen by `random` (bodies up to about 2 MiB). */
+/** Share of big refused bodies (2 to 23 MiB) in the burst. */
+const BIG_SHARE = 1 / 30;
+
+/** One odd request, chosen by `random`: small ones, and now and then a big body (bigOddRequest). */
 export function oddRequest(random: Random, target: Target): OddRequest {
+  if (random() < BIG_SHARE) return bigOddRequest(random, target);
   const auth = { authorization: `Bearer ${target.apiKey}` };
   const json = { ...auth, 'content-type': 'application/json' };
   const cases: (() => OddRequest)[] = [
@@ -69,6 +73,19 @@ export function oddRequest(random: Random, target: Target): OddRequest {
     () => ({ kind: 'raw', bytes: Buffer.from(text(random, between(random, 1, 200), 'GET/ \r\n\0HTTP1.x')) }),
   ];
   return pick(random, cases)();
+}
+
+/** A body of 2 to 23 MiB that is refused: cut-off JSON, an image over its cap or junk media, a text far too long. */
+function bigOddRequest(random: Random, target: Target): OddRequest {
+  const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+  const filler = 'QUJD'.repeat((between(random, 2, 23) * 2 ** 20) / 4);
+  const fields = { sessionId: target.sessionId, to: '15550001111' };
+  const body = pick(random, [
+    () => `{"sessionId": "${target.sessionId}", "mediaType": "image", "media": "${filler}`,
+    () => JSON.stringify({ ...fields, mediaType: pick(random, ['image', 'video', 'document']), media: filler }),
+    () => JSON.stringify({ ...fields, text: filler }),
+  ])();
+  return { kind: 'http', method: 'POST', path: body.includes('"text"') ? '/v1/messages/text' : '/v1/messages/media', headers, body };
 }
 
 /** Sends one odd request: the status it got (`closed` when the server hung up without one). Never rejects. */

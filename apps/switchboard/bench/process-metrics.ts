@@ -90,10 +90,17 @@ export function residentMiB(pid: number): { rss: number; peak: number } {
   return { rss: +(kib('VmRSS') / 1024).toFixed(1), peak: +(kib('VmHWM') / 1024).toFixed(1) };
 }
 
-/** The V8 heap (used) and the memory outside it that V8 knows of (Buffers, ...), from /metrics, in MiB. */
-export async function heapMiB(baseUrl: string): Promise<{ heapUsed: number; external: number }> {
+/**
+ * The V8 heap (used, and what it keeps from the system) and the memory outside it that V8 knows
+ * of (Buffers, ...), from /metrics, in MiB.
+ */
+export async function heapMiB(baseUrl: string): Promise<{ heapUsed: number; heapTotal: number; external: number }> {
   const mb = (bytes: number) => +(bytes / 2 ** 20).toFixed(1);
-  return { heapUsed: mb(await heapUsedBytes(baseUrl)), external: mb(await metric(baseUrl, 'nodejs_external_memory_bytes')) };
+  return {
+    heapUsed: mb(await heapUsedBytes(baseUrl)),
+    heapTotal: mb(await metric(baseUrl, 'nodejs_heap_size_total_bytes')),
+    external: mb(await metric(baseUrl, 'nodejs_external_memory_bytes')),
+  };
 }
 
 /** Starts VmHWM over from the current RSS (clear_refs 5), so `peak` is the peak of what follows. */

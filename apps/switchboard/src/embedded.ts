@@ -1,3 +1,4 @@
+import { startMemoryReclaimer } from '@switchboard/service-kit';
 import { startSwitchboard } from './switchboard.js';
 
 // `npm start`: the whole of Switchboard in this process. The bootstrap key goes to stdout once,
@@ -7,6 +8,8 @@ const switchboard = await startSwitchboard({
     process.stdout.write(`\nFirst start: account ${accountId} was created. Its API key (shown once):\n\n  ${apiKey}\n\n`);
   },
 });
+// Large bodies (inline media) leave garbage that an idle process would otherwise keep for good.
+startMemoryReclaimer();
 process.stdout.write(`Switchboard listening on ${switchboard.url} (docs: ${switchboard.url}/docs)\n`);
 if (switchboard.emulator) {
   process.stdout.write(`Chat network emulator: ${switchboard.emulator.wsUrl}, control API ${switchboard.emulator.controlUrl}\n`);

@@ -17,6 +17,8 @@ export { startMetricsEndpoint } from './observability.js';
 export { traceparentOf } from './stored-events.js';
 export { isLoopbackHost } from './loopback.js';
 export { runServiceProcess } from './service-process.js';
+export { reclaimDecision, startMemoryReclaimer } from './memory-reclaimer.js';
+export type { MemoryReclaimerOptions } from './memory-reclaimer.js';
 export type { ServiceProcessContext } from './service-process.js';
 export { feedWaker } from './feed-waker.js';
 export { readFeedPage } from './feed-page.js';

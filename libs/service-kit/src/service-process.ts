@@ -4,6 +4,7 @@ import { createLogger, startTelemetry } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import { ConfigError, loadConfig } from './config.js';
 import type { SwitchboardConfig } from './config.js';
+import { startMemoryReclaimer } from './memory-reclaimer.js';
 import type { RunningService } from './microservice.js';
 import { startMetricsEndpoint } from './observability.js';
 
@@ -16,7 +17,8 @@ export interface ServiceProcessContext {
 /**
  * The distributed-mode process of one service (`node services/<name>/dist/src/main.js`): tracing
  * from OTEL_* first (before anything opens a span), config, logger, NATS, the service, its metrics
- * port; SIGTERM/SIGINT close it all in reverse order and exit 0; a failed start exits 1.
+ * port, the memory reclaimer (large messages' garbage is given back); SIGTERM/SIGINT close it all
+ * in reverse order and exit 0; a failed start exits 1.
  */
 export function runServiceProcess<S extends RunningService>(
   name: string,
@@ -32,6 +34,7 @@ export function runServiceProcess<S extends RunningService>(
     const bus = await createBus({ name, logger });
     const service = await start({ bus, config, logger });
     const metrics = await startMetricsEndpoint(config, logger);
+    startMemoryReclaimer({ logger });
     afterStart?.(service);
     logger.info(`${name} service ready`);
     let stopping = false;

@@ -1,5 +1,5 @@
 import { createBus } from '@switchboard/bus';
-import { loadConfig } from '@switchboard/service-kit';
+import { loadConfig, startMemoryReclaimer } from '@switchboard/service-kit';
 import { createLogger, startTelemetry } from '@switchboard/telemetry';
 import { buildGateway } from './app.js';
 
@@ -19,6 +19,8 @@ async function main(): Promise<void> {
   const app = await buildGateway({ bus, config, logger });
   // In its own process the gateway is meant to be reached from outside (a container, a pod).
   await app.listen({ host: config.host ?? '0.0.0.0', port: config.port });
+  // Large bodies leave garbage an idle process would keep for good.
+  startMemoryReclaimer({ logger });
   const stop = async (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     await app.close();

@@ -1,0 +1,71 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { Logger } from '@switchboard/telemetry';
+
+/**
+ * Why: a burst of large requests (20 MiB JSON bodies, base64 media) leaves hundreds of MiB of
+ * dead strings and Buffers behind. V8 collects them only when allocation pushes it to, and an
+ * idle process allocates next to nothing, so that garbage (and the RSS under it) stayed for good.
+ * Every `intervalMs` the reclaimer compares the V8 heap plus the memory outside it (Buffers) with
+ * the lowest figure seen since its last collection, and runs one full GC when it grew by
+ * `thresholdBytes` or more. Live data is not collected twice: the floor moves up to what a
+ * collection left.
+ */
+export interface MemoryReclaimerOptions {
+  intervalMs?: number;
+  thresholdBytes?: number;
+  logger?: Logger;
+}
+
+export const RECLAIM_INTERVAL_MS = 10_000;
+export const RECLAIM_THRESHOLD_BYTES = 64 * 2 ** 20;
+
+/** What the reclaimer knows between two samples: the lowest heap + external since its last collection. */
+export interface ReclaimState {
+  floorBytes: number;
+}
+
+/** One sample's decision: collect now or not, and the floor to keep. */
+export function reclaimDecision(state: ReclaimState, heldBytes: number, thresholdBytes: number): { collect: boolean; floorBytes: number } {
+  const floorBytes = Math.min(state.floorBytes, heldBytes);
+  return { collect: heldBytes - floorBytes >= thresholdBytes, floorBytes };
+}
+
+/** Starts sampling (an unref'd timer: it never keeps the process alive); returns its stop. */
+export function startMemoryReclaimer(options: MemoryReclaimerOptions = {}): () => void {
+  const threshold = options.thresholdBytes ?? RECLAIM_THRESHOLD_BYTES;
+  const collectGarbage = fullGc();
+  let state: ReclaimState = { floorBytes: heldBytes() };
+  const timer = setInterval(() => {
+    const held = heldBytes();
+    const decision = reclaimDecision(state, held, threshold);
+    if (!decision.collect) {
+      state = { floorBytes: decision.floorBytes };
+      return;
+    }
+    collectGarbage();
+    state = { floorBytes: heldBytes() };
+    options.logger?.debug({ heldMiB: toMiB(held), afterMiB: toMiB(state.floorBytes), rssMiB: toMiB(process.memoryUsage.rss()) }, 'memory reclaimed');
+  }, options.intervalMs ?? RECLAIM_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** The V8 heap in use plus the memory outside it that V8 accounts for (Buffers, ArrayBuffers). */
+function heldBytes(): number {
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+/**
+ * V8's full, synchronous GC. `--expose-gc` on the command line would put `gc` on every global;
+ * set at run time it exposes it only to a new context, which is all we need (GC is per isolate).
+ */
+function fullGc(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+const toMiB = (bytes: number) => Math.round(bytes / 2 ** 20);
