@@ -200,4 +200,17 @@ describe.each<Mode>(['embedded', 'distributed'])('webhooks and the live stream o
     await readAll(receiver, ids);
     for (const id of ids) expect(statusesOf(receiver, id)).toEqual(['sent', 'delivered', 'read']);
   });
+
+  it.runIf(mode === 'distributed')('delivers every event across a NATS restart while they flow', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await send(`before nats restart ${i}`));
+    // The receipts must be in the streams before the bus goes; their deliveries need not be.
+    await eventually(async () => Promise.all(ids.map((id) => api.get(`/v1/messages/${id}`))), (r) => r.every((x) => x.body?.data?.status === 'read'));
+    await sut.cluster!.stopNats();
+    await sut.cluster!.startNats();
+    await sut.cluster!.untilReady();
+    for (let i = 0; i < 3; i++) ids.push(await send(`after nats restart ${i}`));
+    await readAll(receiver, ids);
+    for (const id of ids) expect(statusesOf(receiver, id)).toEqual(['sent', 'delivered', 'read']);
+  });
 });
