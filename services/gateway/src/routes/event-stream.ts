@@ -32,10 +32,15 @@ export function sseFrame(event: PublicEvent): string {
  * now. New events come on the events service's wake-up, or at the next poll.
  */
 export function registerEventStreamRoute(app: FastifyInstance): void {
-  defineStreamRoute(app, EVENT_STREAM_ENDPOINT, (ctx) => stream(app, ctx));
+  // Open streams end when the gateway closes: a shutdown must not wait for clients to leave.
+  const open = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of open) end();
+  });
+  defineStreamRoute(app, EVENT_STREAM_ENDPOINT, (ctx) => stream(app, ctx, open));
 }
 
-async function stream(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT_STREAM_ENDPOINT>): Promise<void> {
+async function stream(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT_STREAM_ENDPOINT>, streams: Set<() => void>): Promise<void> {
   const accountId = ctx.accountId;
   const lastEventId = PublicEventId.safeParse(ctx.request.headers['last-event-id']);
   const filters = { ...(ctx.query.types ? { types: ctx.query.types } : {}), ...(ctx.query.sessionId ? { sessionId: ctx.query.sessionId } : {}) };
@@ -52,10 +57,12 @@ async function stream(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT
   let wake: (() => void) | undefined;
   const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
   let subscription: BusSubscription | undefined;
-  raw.once('close', () => {
+  const end = () => {
     open = false;
     wake?.();
-  });
+  };
+  raw.once('close', end);
+  streams.add(end);
   try {
     subscription = await app.gateway.bus.subscribe(publicEventsWakeSubject(accountId), () => wake?.());
     while (open) {
@@ -75,6 +82,7 @@ async function stream(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT
       });
     }
   } finally {
+    streams.delete(end);
     clearInterval(heartbeat);
     await subscription?.unsubscribe().catch(() => undefined);
     raw.end();
