@@ -1,4 +1,4 @@
-import { ApiError, HTTP_HEADERS, MEDIA_FETCH_TIMEOUT_MS, MESSAGE_ENDPOINTS, MessagingSubjects, classifyMedia, success } from '@switchboard/contracts';
+import { ApiError, HTTP_HEADERS, MEDIA_FETCH_TIMEOUT_MS, MESSAGE_ENDPOINTS, MessagingSubjects, success } from '@switchboard/contracts';
 import type { DailyUsage, MessageType, ReplyOf, RequestInput, SendMediaBody } from '@switchboard/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { idempotencyOf } from '../http/idempotency.js';
@@ -68,9 +68,11 @@ async function sendMessage(ctx: RouteContext<SendEndpoint>, subject: SendSubject
 
 /** How long a send may take before 504: the send deadline, a media URL's fetch, the hop. */
 export function sendWaitMs(sendDeadlineMs: number, body: object): number {
-  const media = 'media' in body ? body.media : undefined;
-  const fetches = typeof media === 'string' && classifyMedia(media)?.kind === 'url';
-  return sendDeadlineMs + (fetches ? MEDIA_FETCH_TIMEOUT_MS : 0) + HOP_MARGIN_MS;
+  // Messaging starts the deadline once the content is ready: a media URL is fetched first, and
+  // inline media (up to 16 MB) is read back from the blob store and sniffed, which on a busy host
+  // can take seconds too. Both get the media fetch allowance.
+  const hasMedia = 'media' in body && typeof body.media === 'string';
+  return sendDeadlineMs + (hasMedia ? MEDIA_FETCH_TIMEOUT_MS : 0) + HOP_MARGIN_MS;
 }
 
 /**
