@@ -4,5 +4,5 @@ export { openEventStore, type OpenEventStoreOptions } from './open-event-store.j
 export { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
 export { SqliteCheckpointStore } from './sqlite/sqlite-checkpoint-store.js';
 export { KurrentDbEventStore } from './kurrentdb/kurrentdb-event-store.js';
-export { openSqliteDatabase, type SqliteTuning } from './sqlite/sqlite-database.js';
+export { inImmediateTransaction, openSqliteDatabase, type SqliteTuning } from './sqlite/sqlite-database.js';
 export { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';

@@ -3,7 +3,7 @@ import { FEED_SOURCES, FeedSubjects, feedWakeSubject } from '@switchboard/contra
 import type { FeedEntry, FeedSource } from '@switchboard/contracts';
 import type { Bus, BusSubscription } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
-import { transaction } from '../store/database.js';
+import { inImmediateTransaction } from '@switchboard/eventstore';
 import type { DeliveryStore } from '../store/deliveries.js';
 import type { PublicFeed } from '../store/public-feed.js';
 import type { WebhookQueries } from '../webhook/projection.js';
@@ -98,7 +98,7 @@ export class Intake {
     const accounts = new Set<string>();
     const webhooks = new Set<string>();
     const now = (this.o.now ?? Date.now)();
-    transaction(this.o.db, () => {
+    inImmediateTransaction(this.o.db, () => {
       for (const { accountId, event } of entries) {
         if (this.o.feed.record(accountId, event) === null) continue;
         accounts.add(accountId);

@@ -56,16 +56,3 @@ CREATE TABLE IF NOT EXISTS webhook_secrets (
 export function openDispatchDatabase(config: StoreConfig): DatabaseSync {
   return openSqliteDatabase(join(serviceDataDir('events', config), 'dispatch.sqlite'), SCHEMA);
 }
-
-/** Runs `work` in one write transaction (synchronous: nothing else runs on this connection meanwhile). */
-export function transaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const result = work();
-    db.exec('COMMIT');
-    return result;
-  } catch (error) {
-    db.exec('ROLLBACK');
-    throw error;
-  }
-}
