@@ -24,14 +24,19 @@ export type HistoryMessageType = z.infer<typeof HistoryMessageType>;
 export const InboundMediaKind = z.enum(['image', 'video', 'audio', 'voice', 'document', 'sticker']);
 export type InboundMediaKind = z.infer<typeof InboundMediaKind>;
 
-/** Media as the history shows it: metadata and the path that streams the bytes, never the bytes. */
-export const HistoryMedia = z.object({
+/** What is recorded of a media message: its metadata, the bytes being in the media blob store. */
+export const InboundMediaFacts = z.object({
   mediaType: InboundMediaKind,
   mimetype: z.string().min(1).max(255),
   size: z.number().int().min(0),
   sha256: Sha256Hex,
   caption: z.string().max(4096).optional(),
   filename: z.string().min(1).max(255).optional(),
+});
+export type InboundMediaFacts = z.infer<typeof InboundMediaFacts>;
+
+/** Media as the history shows it: metadata and the path that streams the bytes, never the bytes. */
+export const HistoryMedia = InboundMediaFacts.extend({
   /** `/v1/messages/{messageId}/media`: the bytes with their Content-Type. */
   url: z.string().startsWith('/v1/messages/'),
 });

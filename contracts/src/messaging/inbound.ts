@@ -2,24 +2,13 @@ import { z } from 'zod';
 import { AccountId, MessageId, SessionId } from '../common/ids.js';
 import { Phone } from '../common/phone.js';
 import { IsoTimestamp } from '../common/time.js';
-import { Sha256Hex } from '../messages/content.js';
-import { InboundMediaKind } from '../messages/history.js';
+import { InboundMediaFacts } from '../messages/history.js';
 
 // What contacts send (issue 11): the content of an inbound message as sessions forwards it and
 // messaging records it. Bytes never travel: media is in the media blob store under its sha256.
 
 /** A network message id (not ours): what the network calls a message. */
 export const NetworkMessageId = z.string().min(1).max(256);
-
-export const InboundMediaFacts = z.object({
-  mediaType: InboundMediaKind,
-  mimetype: z.string().min(1).max(255),
-  size: z.number().int().min(0),
-  sha256: Sha256Hex,
-  caption: z.string().max(4096).optional(),
-  filename: z.string().min(1).max(255).optional(),
-});
-export type InboundMediaFacts = z.infer<typeof InboundMediaFacts>;
 
 const text = z.object({ type: z.literal('text'), text: z.string().max(65_536) });
 const media = z.object({ type: z.literal('media'), media: InboundMediaFacts });
