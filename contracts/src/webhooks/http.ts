@@ -118,10 +118,14 @@ export const WebhookIdParams = z.object({ webhookId: WebhookId });
 const TypesList = z
   .string()
   .transform((value) => value.split(',').map((t) => t.trim()).filter((t) => t !== ''))
-  .pipe(z.array(SubscribableEventType, { error: `types must be a comma-separated list of ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}` }));
+  .pipe(z.array(SubscribableEventType, { error: `types must be a comma-separated list of ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}` }))
+  .meta({ description: `Only these event types, comma-separated (${SUBSCRIBABLE_EVENT_TYPES.join(', ')}); default all.`, example: 'message.status,message.received' });
 
 /** GET /v1/events (text/event-stream): optional filters. */
-export const EventStreamQuery = z.object({ types: TypesList.optional(), sessionId: SessionId.optional() });
+export const EventStreamQuery = z.object({
+  types: TypesList.optional(),
+  sessionId: SessionId.optional().meta({ description: 'Only the events of this session; default all sessions of the account.' }),
+});
 export type EventStreamQuery = z.infer<typeof EventStreamQuery>;
 
 export const WEBHOOK_ENDPOINTS = {

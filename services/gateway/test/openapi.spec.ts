@@ -36,9 +36,30 @@ describe('/v1/openapi.json', () => {
       expect(operation, `${endpoint.method} ${path}`).toBeDefined();
       expect(Object.keys(operation.responses)).toContain(String(endpoint.status));
     }
+    // The tables' JSON endpoints plus the live stream GET /v1/events.
     const count = Object.values(document.paths as Record<string, object>).reduce((n, methods) => n + Object.keys(methods).length, 0);
-    expect(count).toBe(ALL.length);
+    expect(count).toBe(ALL.length + 1);
     expect(ALL.length).toBe(28);
+  });
+
+  it('documents the live stream GET /v1/events: filters, Last-Event-ID, a text/event-stream body and its errors', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const stream = document.paths['/v1/events'].get;
+    expect(stream.tags).toEqual(['events']);
+    const params = stream.parameters.map((p: { name: string; in: string; required: boolean }) => `${p.in}:${p.name}:${p.required}`);
+    expect(params).toEqual(['query:types:false', 'query:sessionId:false', 'header:Last-Event-ID:false']);
+    expect(stream.parameters[0].description).toContain('message.received');
+    const ok = stream.responses['200'];
+    expect(Object.keys(ok.content)).toEqual(['text/event-stream']);
+    expect(ok.description).toMatch(/`id:`.*`event:`.*`data:`/s);
+    expect(ok.description).toContain('every 15 s');
+    const frame: string = ok.content['text/event-stream'].example;
+    expect(frame).toMatch(/^id: evt_\w+\nevent: message\.status\ndata: \{.*\}\n\n$/);
+    expect(JSON.parse(frame.split('\n')[2]!.slice('data: '.length))).toMatchObject({ type: 'message.status', data: { status: 'delivered' } });
+    expect(document.components.schemas.PublicEvent).toBeDefined();
+    for (const status of ['400', '401', '403', '408', '431', '500', '503', '504']) expect(stream.responses[status], status).toBeDefined();
+    expect(stream.responses['404']).toBeUndefined();
+    expect(stream.responses['413']).toBeUndefined();
   });
 
   it('declares bearer auth, public probes, the /api note, error envelopes and examples', async () => {

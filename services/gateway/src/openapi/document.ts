@@ -1,8 +1,9 @@
-import { ADMIN_ENDPOINTS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
+import { ADMIN_ENDPOINTS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, PublicEvent, PublicEventId, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
 import type { EndpointContract } from '@switchboard/contracts';
 import { maxHeaderSize } from 'node:http';
 import { z } from 'zod';
 import { BODY_LIMIT_BYTES } from '../http/body.js';
+import { EVENT_STREAM_ENDPOINT, HEARTBEAT_MS, sseFrame } from '../routes/event-stream.js';
 import { ENDPOINT_EXAMPLES, example } from './examples.js';
 import { apiDescription } from './info.js';
 
@@ -82,6 +83,45 @@ function operation(tag: string, name: string, endpoint: EndpointContract): Json 
   return op;
 }
 
+/** One frame of the live stream, as the example of its 200 response. */
+const EXAMPLE_FRAME = sseFrame(
+  PublicEvent.parse({
+  id: 'evt_01JD8Z7A1B2C3D4E5F6G7H8J9K',
+  type: 'message.status',
+  timestamp: '2026-01-01T12:00:01.000Z',
+  data: { messageId: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K', sessionId: 'ses_01JD8Z5K7M9N1P3Q5R7S9T1V3W', status: 'delivered', timestamp: '2026-01-01T12:00:01.000Z', error: null },
+  }),
+);
+
+/** GET /v1/events answers a stream of SSE frames, not JSON: its body is described in words. */
+function eventStreamOperation(): Json {
+  const endpoint = EVENT_STREAM_ENDPOINT;
+  const lastEventId = {
+    name: 'Last-Event-ID',
+    in: 'header',
+    required: false,
+    description: 'Resume right after this event (the `id:` of the last frame received): nothing in between is missed, for at least 24 h of history. Without it the stream starts from now.',
+    schema: jsonSchema(PublicEventId, 'input'),
+  };
+  return {
+    operationId: 'events.stream',
+    tags: ['events'],
+    summary: `${endpoint.method} ${openApiPath(endpoint.path)}`,
+    description: 'The live stream of the account\'s events (the webhook catalogue), as Server-Sent Events. Several clients may listen at once.',
+    parameters: [...parameters(endpoint.query, 'query'), lastEventId],
+    responses: {
+      [String(endpoint.status)]: {
+        description:
+          `A \`text/event-stream\` that stays open. Each event is one frame: \`id:\` the event id, \`event:\` its type, \`data:\` the event JSON on one line ` +
+          `(schema \`#/components/schemas/PublicEvent\`), then a blank line. A comment line (\`: heartbeat\`) comes every ${HEARTBEAT_MS / 1000} s ` +
+          'so proxies keep a quiet stream open. Errors before the stream starts are JSON envelopes as elsewhere.',
+        content: { 'text/event-stream': { schema: { type: 'string' }, example: EXAMPLE_FRAME } },
+      },
+      ...errorResponses(endpoint, false),
+    },
+  };
+}
+
 function errorResponse(description: string, exampleBody?: unknown): Json {
   return {
     description,
@@ -94,7 +134,7 @@ function components(): Json {
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer sbk_...`' },
     },
-    schemas: { ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output') },
+    schemas: { ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output'), PublicEvent: jsonSchema(PublicEvent, 'output') },
     responses: {
       BadRequest: errorResponse('INVALID_JSON or VALIDATION_ERROR (every problem in details)', HTTP_EXAMPLES.validationErrorResponse),
       Unauthorized: errorResponse('UNAUTHORIZED: missing, non-Bearer, unknown or revoked key (WWW-Authenticate: Bearer)'),
@@ -121,6 +161,7 @@ function paths(): Json {
       result[path] = { ...result[path], [endpoint.method.toLowerCase()]: operation(tag, name, endpoint) };
     }
   }
+  result[openApiPath(EVENT_STREAM_ENDPOINT.path)] = { [EVENT_STREAM_ENDPOINT.method.toLowerCase()]: eventStreamOperation() };
   return result;
 }
 
@@ -138,6 +179,8 @@ export function buildOpenApiDocument(): Json {
     tags: [
       { name: 'sessions', description: 'Linked chat-network devices (scan a QR code to connect)' },
       { name: 'messages', description: 'Send messages through a connected session and read their status' },
+      { name: 'webhooks', description: 'Endpoints that receive the account\'s events (Standard Webhooks signatures)' },
+      { name: 'events', description: 'The live stream of the account\'s events (Server-Sent Events)' },
       { name: 'admin', description: 'Accounts, plans and API keys (admin scope)' },
       { name: 'health', description: 'Probes (no key)' },
     ],
