@@ -21,6 +21,8 @@ const ConfigSchema = z.object({
   SWITCHBOARD_CHAT_NETWORK: z.enum(['whatsapp', 'emulator']).default('whatsapp'),
   SWITCHBOARD_EMULATOR_URL: optional(LoopbackWsUrl),
   SWITCHBOARD_EMULATOR_CONTROL_PORT: Port.default(8090),
+  // How the in-process emulator's contacts name themselves as senders (the real network: by LID).
+  SWITCHBOARD_EMULATOR_ADDRESSING: z.preprocess(blankAsUnset, z.enum(['lid', 'pn']).default('lid')),
   SWITCHBOARD_SECRET_KEY: optional(z.string()),
   SWITCHBOARD_BOOTSTRAP_API_KEY: optional(z.string()),
   SWITCHBOARD_ADMIN_API_KEY: optional(z.string()),
@@ -47,6 +49,8 @@ export interface SwitchboardConfig {
   chatNetwork: 'whatsapp' | 'emulator';
   emulatorUrl: string | undefined;
   emulatorControlPort: number;
+  /** Senders of an in-process emulator's contacts: by LID (number beside it) or by phone number. */
+  emulatorAddressing: 'lid' | 'pn';
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
   adminApiKey: string | undefined;
@@ -94,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chatNetwork: c.SWITCHBOARD_CHAT_NETWORK,
     emulatorUrl: c.SWITCHBOARD_EMULATOR_URL,
     emulatorControlPort: c.SWITCHBOARD_EMULATOR_CONTROL_PORT,
+    emulatorAddressing: c.SWITCHBOARD_EMULATOR_ADDRESSING,
     secretKey: c.SWITCHBOARD_SECRET_KEY,
     bootstrapApiKey: c.SWITCHBOARD_BOOTSTRAP_API_KEY,
     adminApiKey: c.SWITCHBOARD_ADMIN_API_KEY,

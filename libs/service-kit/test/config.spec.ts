@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('applies the defaults of operations.md', () => {
     expect(loadConfig({})).toMatchObject({
       port: 8080, host: undefined, dataDir: './data', natsUrl: undefined, chatNetwork: 'whatsapp',
-      emulatorControlPort: 8090, defaultPlan: 'enterprise', sendDeadlineMs: 10_000,
+      emulatorControlPort: 8090, emulatorAddressing: 'lid', defaultPlan: 'enterprise', sendDeadlineMs: 10_000,
     });
   });
 
@@ -28,6 +28,12 @@ describe('loadConfig', () => {
     // A name resolves to whatever DNS says at connection time: only literal addresses count.
     expect(() => loadConfig({ SWITCHBOARD_EMULATOR_URL: 'ws://localhost:7000/ws/chat' })).toThrow(ConfigError);
     expect(loadConfig({ SWITCHBOARD_EMULATOR_URL: 'ws://[::1]:7000/ws/chat' }).emulatorUrl).toBe('ws://[::1]:7000/ws/chat');
+  });
+
+  it('reads SWITCHBOARD_EMULATOR_ADDRESSING: lid by default and when blank, pn, nothing else', () => {
+    expect(loadConfig({ SWITCHBOARD_EMULATOR_ADDRESSING: ' ' }).emulatorAddressing).toBe('lid');
+    expect(loadConfig({ SWITCHBOARD_EMULATOR_ADDRESSING: 'pn' }).emulatorAddressing).toBe('pn');
+    expect(() => loadConfig({ SWITCHBOARD_EMULATOR_ADDRESSING: 'phone' })).toThrow(expect.objectContaining({ message: expect.stringContaining('SWITCHBOARD_EMULATOR_ADDRESSING') }));
   });
 
   it('reads SWITCHBOARD_METRICS_PORT, off when unset or blank', () => {

@@ -97,3 +97,25 @@ describe.each<Mode>(['embedded', 'distributed'])('received messages and the conv
     expect((await stranger.get(`/v1/messages?contact=${contact}`)).body.data.messages).toEqual([]);
   });
 });
+
+describe('SWITCHBOARD_EMULATOR_ADDRESSING (embedded mode: the in-process emulator)', () => {
+  let sut: SwitchboardUnderTest;
+
+  afterAll(async () => {
+    await sut?.close();
+  });
+
+  it('pn: contacts name themselves by their number, and the history still shows it with the LID beside it', async () => {
+    sut = await startSwitchboardUnderTest('embedded', { env: { SWITCHBOARD_EMULATOR_ADDRESSING: 'pn' } });
+    const api = new ApiClient(sut.url, sut.apiKey);
+    const me = newPhone('1445');
+    const created = await api.post('/v1/sessions', {});
+    await sut.emulator.scan(created.body.data.qrCode, me);
+    await eventually(() => api.get(`/v1/sessions/${created.body.data.sessionId}`), (r) => r.body?.data?.status === 'connected');
+    const contact = newPhone('1778');
+    const sent = await sut.emulator.send(contact, { to: me, text: 'by number' });
+    expect(sent.from).toBe(`${contact}@s.whatsapp.net`);
+    const received = await eventually(() => api.get(`/v1/messages?direction=in&contact=${contact}`), (r) => r.body?.data?.messages?.length === 1);
+    expect(received.body.data.messages[0]).toMatchObject({ from: contact, fromLid: `9${contact}`, text: 'by number' });
+  }, 180_000);
+});
