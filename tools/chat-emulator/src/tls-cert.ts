@@ -22,9 +22,17 @@ const bits = (body: Buffer): Buffer => tlv(0x03, Buffer.concat([Buffer.from([0])
 const bool = (value: boolean): Buffer => tlv(0x01, Buffer.from([value ? 0xff : 0]));
 const utf8 = (text: string): Buffer => tlv(0x0c, Buffer.from(text, 'utf8'));
 
-const integer = (value: Buffer): Buffer => {
-  const body = (value[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value;
-  return tlv(0x02, body);
+/**
+ * A non-negative DER INTEGER: minimal bytes (no leading zero unless the next byte has its high
+ * bit set, which would read as negative). A random serial starting with 0x00 otherwise made about
+ * one certificate in 500 unreadable ("illegal padding").
+ */
+export const derInteger = (value: Buffer): Buffer => {
+  let start = 0;
+  while (start < value.length - 1 && value[start] === 0) start++;
+  const minimal = value.subarray(start);
+  const body = (minimal[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal;
+  return tlv(0x02, body.length === 0 ? Buffer.from([0]) : body);
 };
 
 const oid = (dotted: string): Buffer => {
@@ -69,8 +77,8 @@ export const makeSelfSignedCertificate = (validDays = 3650): TlsMaterial => {
   const notAfter = new Date(Date.now() + validDays * 24 * 60 * 60 * 1000);
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const tbs = seq(
-    explicit(0, integer(Buffer.from([2]))),
-    integer(randomBytes(16)),
+    explicit(0, derInteger(Buffer.from([2]))),
+    derInteger(randomBytes(16)),
     ECDSA_SHA256,
     name,
     seq(utcTime(notBefore), utcTime(notAfter)),
