@@ -201,6 +201,39 @@ describe.each<Mode>(['embedded', 'distributed'])('webhooks and the live stream o
     for (const id of ids) expect(statusesOf(receiver, id)).toEqual(['sent', 'delivered', 'read']);
   });
 
+  it.runIf(mode === 'distributed')('delivers every message.status after a SIGKILL of sessions and then of messaging while they flow', async () => {
+    // The live stream reads the events service's feed: the events recorded, to hold the receiver to.
+    const stream = openEventStream(sut.url, sut.apiKey);
+    await stream.response;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await send(`before sessions kill ${i}`));
+    // Their receipts are still on their way (the contacts read after a second).
+    await sut.cluster!.kill('sessions');
+    sut.cluster!.start('sessions');
+    await sut.cluster!.untilReady();
+    await eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected');
+    for (let i = 0; i < 5; i++) ids.push(await send(`before messaging kill ${i}`));
+    await sut.cluster!.kill('messaging');
+    sut.cluster!.start('messaging');
+    await sut.cluster!.untilReady();
+    await readAll(receiver, ids);
+    const ours = (data: Record<string, unknown>) => ids.includes(data['messageId'] as string);
+    const statusFrames = () => stream.frames.filter((f) => f.event === 'message.status' && ours(f.data.data));
+    await eventually(async () => statusFrames(), (frames) => ids.every((id) => frames.some((f) => f.data.data['messageId'] === id && f.data.data['status'] === 'read')));
+    await stream.close();
+    const recorded = [...new Set(statusFrames().map((f) => f.id))];
+    const delivered = [...new Set(receiver.accepted().filter((r) => r.event.type === 'message.status' && ours(r.event.data)).map((r) => r.id))];
+    expect(recorded.filter((id) => !delivered.includes(id)), 'recorded but never delivered').toEqual([]);
+    expect(delivered.filter((id) => !recorded.includes(id)), 'delivered but not recorded').toEqual([]);
+    // Redeliveries keep their id; statuses never go backwards. A read that messaging records before
+    // a delayed delivery receipt moves the message straight from sent to read (no delivered event).
+    for (const id of ids) {
+      const distinct = [...new Map(receiver.accepted().filter((r) => r.event.type === 'message.status' && r.event.data['messageId'] === id).map((r) => [r.id, r.event.data['status']])).values()];
+      expect(['sent', 'delivered', 'read'].filter((status) => distinct.includes(status)), id).toEqual(distinct);
+      expect([distinct[0], distinct.at(-1)], id).toEqual(['sent', 'read']);
+    }
+  }, 180_000);
+
   it.runIf(mode === 'distributed')('delivers every event across a NATS restart while they flow', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await send(`before nats restart ${i}`));

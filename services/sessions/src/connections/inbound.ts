@@ -1,6 +1,6 @@
 import { MessagingSubjects } from '@switchboard/contracts';
 import type { ForwardedContent, RecordInboundCommand } from '@switchboard/contracts';
-import { NoResponderError, RemoteError } from '@switchboard/bus';
+import { RemoteError } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import { SpanKind, runInRootSpan, withLogFields } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
@@ -8,7 +8,10 @@ import type { InboundContent, InboundEvent } from '../chat/index.js';
 import type { MediaSource } from './media-source.js';
 
 const INBOUND_TIMEOUT_MS = 5_000;
-const ATTEMPTS = 5;
+// Also while messaging has no responder: a killed messaging process is back within seconds, and
+// what the network told us only once must not be dropped meanwhile (waits add up to about 40 s).
+const ATTEMPTS = 12;
+const MAX_WAIT_MS = 5_000;
 
 /** A received message's content as the messaging service records it; media goes to the blob store first. */
 export async function forwardedContent(content: InboundContent, media: Pick<MediaSource, 'put'>): Promise<ForwardedContent> {
@@ -41,8 +44,9 @@ export function recordInboundCommand(accountId: string, sessionId: string, to: s
 
 /**
  * Forwards received messages to the messaging service (`sb.v1.messaging.recordInbound`), as
- * receipts are forwarded: a request, retried with backoff while messaging is slow or away; with
- * no messaging service at all the message is logged and dropped rather than blocking the session.
+ * receipts are forwarded: a request, retried with backoff for about 40 s while messaging is slow
+ * or away (also with no responder: it may be restarting); then the message is logged and dropped
+ * rather than blocking the session.
  */
 export class InboundForwarder {
   constructor(
@@ -67,11 +71,11 @@ export class InboundForwarder {
         await this.bus.request(MessagingSubjects.recordInbound.subject, command, { timeoutMs: INBOUND_TIMEOUT_MS });
         return;
       } catch (error) {
-        if (error instanceof NoResponderError || error instanceof RemoteError || attempt >= ATTEMPTS) {
+        if (error instanceof RemoteError || attempt >= ATTEMPTS) {
           this.logger.warn({ err: error, sessionId: command.sessionId, networkMessageId: command.networkMessageId }, 'received message not recorded by messaging');
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, MAX_WAIT_MS)));
       }
     }
   }
