@@ -9,7 +9,7 @@ import type { EventParser } from '../events/parser.js';
 import { idempotencyKeyHash } from '../common/idempotency.js';
 import { IdempotencyKey } from '../common/headers.js';
 import { MessageContent, Sha256Hex } from '../messages/content.js';
-import { InboundContent, NetworkMessageId } from './inbound.js';
+import { InboundContent, NetworkMessageId, inboundOrigin } from './inbound.js';
 
 // Events of the `message-msg_…` streams.
 
@@ -82,17 +82,7 @@ export const MessageQuotaRefunded = defineEvent('MessageQuotaRefunded', 1, {
 });
 export type MessageQuotaRefunded = z.infer<typeof MessageQuotaRefunded>;
 
-const inboundFacts = {
-  messageId: MessageId,
-  accountId: AccountId,
-  sessionId: SessionId,
-  networkMessageId: NetworkMessageId,
-  from: Phone,
-  fromLid: z.string().min(1).max(64).optional(),
-  to: Phone,
-  sentAt: IsoTimestamp,
-  receivedAt: IsoTimestamp,
-};
+const inboundFacts = { messageId: MessageId, ...inboundOrigin, receivedAt: IsoTimestamp };
 
 /**
  * A contact's message reached a session (issue 11), in a stream of its own whose id derives from

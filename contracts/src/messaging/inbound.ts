@@ -36,11 +36,11 @@ export const ForwardedContent = z.discriminatedUnion('type', [text, media, locat
 export type ForwardedContent = z.infer<typeof ForwardedContent>;
 
 /**
- * sb.v1.messaging.recordInbound: a contact's message reached a session. `from` is the sender's
- * number also when the network named them by LID (then `fromLid`); `to` is the linked number;
- * `sentAt` the network's timestamp of the message. Idempotent per (sessionId, networkMessageId).
+ * Where a received message comes from, as sessions forwards it and messaging records it: the
+ * session, the network's id, the sender's number (and LID, when the network named them by it),
+ * the linked number, and the network's timestamp.
  */
-export const RecordInboundCommand = z.object({
+export const inboundOrigin = {
   accountId: AccountId,
   sessionId: SessionId,
   networkMessageId: NetworkMessageId,
@@ -48,6 +48,15 @@ export const RecordInboundCommand = z.object({
   fromLid: z.string().min(1).max(64).optional(),
   to: Phone,
   sentAt: IsoTimestamp,
+};
+
+/**
+ * sb.v1.messaging.recordInbound: a contact's message reached a session. `from` is the sender's
+ * number also when the network named them by LID (then `fromLid`); `to` is the linked number;
+ * `sentAt` the network's timestamp of the message. Idempotent per (sessionId, networkMessageId).
+ */
+export const RecordInboundCommand = z.object({
+  ...inboundOrigin,
   quotedNetworkId: NetworkMessageId.nullable(),
   content: ForwardedContent,
 });
