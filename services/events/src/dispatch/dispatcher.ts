@@ -29,14 +29,14 @@ const PER_ENDPOINT_CONCURRENCY = 8;
 
 /**
  * Sends pending deliveries. Each webhook has its own worker, so a slow or dead endpoint holds up
- * only itself; within a webhook, the oldest pending delivery of each session goes first and alone
- * (a session's events arrive in order), up to PER_ENDPOINT_CONCURRENCY sessions at once. State
- * lives in the database only: a kill at any point leaves the delivery pending, and the next start
- * sends it again (at least once, same `webhook-id`).
+ * only itself. A worker runs up to PER_ENDPOINT_CONCURRENCY session lanes: a lane sends its
+ * session's head, and on success goes straight on to the next delivery of that session (a session's
+ * events arrive in order, one at a time); a failed attempt ends the lane until its retry is due.
+ * State lives in the database only: a kill at any point leaves the delivery pending, and the next
+ * start sends it again (at least once, same `webhook-id`).
  */
 export class Dispatcher {
-  private readonly workers = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+  private readonly workers = new Map<string, Worker>();
   private readonly agents = new Map<string, http.Agent>();
   /** Unsealed signers by `webhookId:fingerprint`: a burst does not decrypt a secret per attempt. */
   private readonly signers = new Map<string, Webhook>();
@@ -59,47 +59,72 @@ export class Dispatcher {
     if (this.stopped) return;
     const ids = webhookId ? [webhookId] : this.o.deliveries.dueWebhooks(this.now());
     for (const id of ids) {
-      if (this.workers.has(id)) {
-        this.again.add(id);
+      const running = this.workers.get(id);
+      if (running) {
+        running.wake();
         continue;
       }
-      const work = this.work(id)
+      const worker = new Worker();
+      worker.done = this.work(id, worker)
         .catch((error: unknown) => this.o.logger.error({ err: error, webhookId: id }, 'webhook worker stopped'))
         .finally(() => this.workers.delete(id));
-      this.workers.set(id, work);
+      this.workers.set(id, worker);
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    for (const worker of this.workers.values()) worker.wake();
     // Attempts in flight are not waited for past a moment: their deliveries stay pending and go
     // out again after the restart (the receiver deduplicates by webhook-id).
-    await Promise.race([Promise.all(this.workers.values()), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    await Promise.race([Promise.all([...this.workers.values()].map((w) => w.done)), new Promise((resolve) => setTimeout(resolve, 1_000))]);
     for (const agent of this.agents.values()) agent.destroy();
   }
 
-  private async work(webhookId: string): Promise<void> {
-    do {
-      this.again.delete(webhookId);
-      for (;;) {
-        if (this.stopped) return;
-        const webhook = this.o.webhooks.get(webhookId);
-        if (webhook === undefined || webhook.deleted) {
-          this.o.deliveries.failPending(webhookId, 'webhook_deleted', this.now());
-          for (const key of this.signers.keys()) if (key.startsWith(`${webhookId}:`)) this.signers.delete(key);
-          return;
+  /** Starts a lane for each due session without one, while lanes are free; ends when none is left. */
+  private async work(webhookId: string, worker: Worker): Promise<void> {
+    const lanes = new Map<string, Promise<void>>();
+    for (;;) {
+      const woken = worker.sleep();
+      if (this.stopped || this.usable(webhookId) === undefined) break;
+      if (lanes.size < PER_ENDPOINT_CONCURRENCY) {
+        // Asking for as many as could be busy plus free: the busy ones' heads come back too.
+        for (const head of this.o.deliveries.dueHeads(webhookId, this.now(), PER_ENDPOINT_CONCURRENCY + lanes.size)) {
+          if (lanes.size >= PER_ENDPOINT_CONCURRENCY) break;
+          if (lanes.has(head.sessionKey)) continue;
+          lanes.set(head.sessionKey, this.lane(head).finally(() => lanes.delete(head.sessionKey)));
         }
-        // A disabled webhook keeps its deliveries pending until it is enabled again.
-        if (!webhook.enabled) return;
-        const heads = this.o.deliveries.dueHeads(webhookId, this.now(), PER_ENDPOINT_CONCURRENCY);
-        if (heads.length === 0) break;
-        await Promise.all(heads.map((delivery) => this.attempt(webhook, delivery)));
       }
-    } while (this.again.has(webhookId));
+      if (lanes.size === 0) break;
+      await Promise.race([woken, ...lanes.values()]);
+    }
+    await Promise.all(lanes.values());
   }
 
-  private async attempt(webhook: WebhookRecord, delivery: DueDelivery): Promise<void> {
+  /** Sends one session's deliveries in order while they succeed and are due. */
+  private async lane(first: DueDelivery): Promise<void> {
+    for (let delivery: DueDelivery | undefined = first; delivery !== undefined && !this.stopped; ) {
+      const webhook = this.usable(delivery.webhookId);
+      if (webhook === undefined) return;
+      delivery = await this.attempt(webhook, delivery);
+    }
+  }
+
+  /** The webhook if its deliveries may go out now; a deleted one fails its pending deliveries. */
+  private usable(webhookId: string): WebhookRecord | undefined {
+    const webhook = this.o.webhooks.get(webhookId);
+    if (webhook === undefined || webhook.deleted) {
+      this.o.deliveries.failPending(webhookId, 'webhook_deleted', this.now());
+      for (const key of this.signers.keys()) if (key.startsWith(`${webhookId}:`)) this.signers.delete(key);
+      return undefined;
+    }
+    // A disabled webhook keeps its deliveries pending until it is enabled again.
+    return webhook.enabled ? webhook : undefined;
+  }
+
+  /** One attempt; resolves with the session's next delivery when this one is done and the next is due. */
+  private async attempt(webhook: WebhookRecord, delivery: DueDelivery): Promise<DueDelivery | undefined> {
     const started = new Date(this.now());
     let outcome: { status: number } | { error: string };
     try {
@@ -114,17 +139,16 @@ export class Dispatcher {
       this.o.logger.error({ err: error, webhookId: webhook.webhookId }, 'webhook attempt could not be made');
       outcome = { error: 'internal_error' };
     }
-    if (this.stopped) return;
+    if (this.stopped) return undefined;
     const now = this.now();
     if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
-      this.o.deliveries.succeeded(delivery.deliveryId, outcome.status, now);
-      return;
+      return this.o.deliveries.succeeded(delivery, outcome.status, now);
     }
     const attempts = delivery.attempts + 1;
     const next = nextAttemptAt(this.o.schedule, attempts, now, Math.random());
     const status = 'status' in outcome ? outcome.status : null;
     const error = 'status' in outcome ? `http_${outcome.status}` : outcome.error;
-    this.o.deliveries.attemptFailed(delivery.deliveryId, status, error, now, next);
+    return this.o.deliveries.attemptFailed(delivery, status, error, now, next);
   }
 
   /** The current secret, and the previous one while its overlap lasts. */
@@ -158,5 +182,28 @@ export class Dispatcher {
       this.agents.set(key, agent);
     }
     return agent;
+  }
+}
+
+/** A webhook's worker: woken when new deliveries may have become due (a kick while it runs). */
+class Worker {
+  done: Promise<void> = Promise.resolve();
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+
+  /** A promise that resolves at the next wake(), or at once if one came since the last sleep. */
+  sleep(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => (this.wakeUp = resolve));
+  }
+
+  wake(): void {
+    if (this.wakeUp) {
+      this.wakeUp();
+      this.wakeUp = undefined;
+    } else this.woken = true;
   }
 }

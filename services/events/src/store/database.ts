@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { openSqliteDatabase } from '@switchboard/eventstore';
+import { inImmediateTransaction, openSqliteDatabase } from '@switchboard/eventstore';
 import { serviceDataDir } from '@switchboard/service-kit';
 import type { StoreConfig } from '@switchboard/service-kit';
 
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
   last_error      TEXT,
   last_attempt_at INTEGER,
   next_attempt_at INTEGER,
-  created_at      INTEGER NOT NULL
+  created_at      INTEGER NOT NULL,
+  is_head         INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS deliveries_queue ON deliveries (webhook_id, state, session_key, delivery_id);
 CREATE INDEX IF NOT EXISTS deliveries_order ON deliveries (webhook_id, state, delivery_id);
@@ -53,6 +54,31 @@ CREATE TABLE IF NOT EXISTS webhook_secrets (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * `is_head` marks the oldest pending delivery of each (webhook, session): the only one that may be
+ * attempted. Files made before it existed get the column and their heads marked once.
+ */
+const HEADS = `
+CREATE INDEX IF NOT EXISTS deliveries_heads ON deliveries (webhook_id, next_attempt_at) WHERE state = 'pending' AND is_head = 1;`;
+
+function markHeads(db: DatabaseSync): void {
+  const columns = db.prepare('PRAGMA table_info(deliveries)').all() as { name: string }[];
+  if (columns.some((c) => c.name === 'is_head')) return;
+  db.exec(`ALTER TABLE deliveries ADD COLUMN is_head INTEGER NOT NULL DEFAULT 0;
+    UPDATE deliveries SET is_head = 1 WHERE state = 'pending' AND delivery_id IN
+      (SELECT MIN(delivery_id) FROM deliveries WHERE state = 'pending' GROUP BY webhook_id, session_key);`);
+}
+
 export function openDispatchDatabase(config: StoreConfig): DatabaseSync {
-  return openSqliteDatabase(join(serviceDataDir('events', config), 'dispatch.sqlite'), SCHEMA);
+  const db = openSqliteDatabase(join(serviceDataDir('events', config), 'dispatch.sqlite'), SCHEMA);
+  try {
+    inImmediateTransaction(db, () => {
+      markHeads(db);
+      db.exec(HEADS);
+    });
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }

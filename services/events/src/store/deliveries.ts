@@ -1,14 +1,27 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DeliveryStatus, DeliveryView, PublicEvent } from '@switchboard/contracts';
+import { inImmediateTransaction } from '@switchboard/eventstore';
 
-/** A delivery the dispatcher is about to attempt. */
+/** A delivery the dispatcher is about to attempt: the head of its session's queue. */
 export interface DueDelivery {
   deliveryId: number;
   webhookId: string;
+  sessionKey: string;
   eventId: string;
   body: string;
   attempts: number;
 }
+
+interface DueRow {
+  delivery_id: number;
+  webhook_id: string;
+  session_key: string;
+  event_id: string;
+  body: string;
+  attempts: number;
+}
+
+const due = (r: DueRow): DueDelivery => ({ deliveryId: r.delivery_id, webhookId: r.webhook_id, sessionKey: r.session_key, eventId: r.event_id, body: r.body, attempts: r.attempts });
 
 interface ViewRow {
   delivery_id: number;
@@ -34,8 +47,10 @@ export const decodeCursor = (cursor: string): number | null => {
 
 /**
  * Deliveries: one row per (webhook, event) to send, with its attempts and outcome. The queue of a
- * webhook is ordered per session: only the oldest pending delivery of a session may be attempted,
- * so a session's events arrive in the order they happened even across retries.
+ * webhook is ordered per session: only the oldest pending delivery of a session, its head
+ * (`is_head`), may be attempted, so a session's events arrive in the order they happened even
+ * across retries. Heads are kept marked as deliveries are added and finished, so finding the
+ * work of a webhook reads heads only (a partial index), however deep one session's queue is.
  */
 export class DeliveryStore {
   private readonly insert;
@@ -43,23 +58,26 @@ export class DeliveryStore {
   private readonly retry;
   private readonly fail;
   private readonly heads;
+  private readonly promote;
 
   constructor(private readonly db: DatabaseSync) {
-    this.insert = db.prepare(`INSERT INTO deliveries (webhook_id, account_id, event_id, event_type, session_key, body, state, next_attempt_at, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`);
-    this.succeed = db.prepare(`UPDATE deliveries SET state = 'succeeded', attempts = attempts + 1, last_status = ?, last_error = NULL, last_attempt_at = ?, next_attempt_at = NULL WHERE delivery_id = ?`);
+    this.insert = db.prepare(`INSERT INTO deliveries (webhook_id, account_id, event_id, event_type, session_key, body, state, next_attempt_at, created_at, is_head)
+      SELECT :webhook, :account, :event, :type, :session, :body, 'pending', :now, :now,
+        NOT EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = :webhook AND state = 'pending' AND session_key = :session)`);
+    this.succeed = db.prepare(`UPDATE deliveries SET state = 'succeeded', is_head = 0, attempts = attempts + 1, last_status = ?, last_error = NULL, last_attempt_at = ?, next_attempt_at = NULL WHERE delivery_id = ?`);
     this.retry = db.prepare('UPDATE deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, last_attempt_at = ?, next_attempt_at = ? WHERE delivery_id = ?');
-    // Oldest first; a row is a head when no older pending row of its session exists (an index
-    // probe each), so a long queue behind one session costs O(log n), not a scan per attempt.
-    this.heads = db.prepare(`SELECT d.delivery_id, d.webhook_id, d.event_id, d.body, d.attempts FROM deliveries d
-        WHERE d.webhook_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ?
-          AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.webhook_id = d.webhook_id AND e.state = 'pending' AND e.session_key = d.session_key AND e.delivery_id < d.delivery_id)
-        ORDER BY d.delivery_id LIMIT ?`);
-    this.fail = db.prepare(`UPDATE deliveries SET state = 'failed', attempts = attempts + 1, last_status = ?, last_error = ?, last_attempt_at = ?, next_attempt_at = NULL WHERE delivery_id = ?`);
+    this.fail = db.prepare(`UPDATE deliveries SET state = 'failed', is_head = 0, attempts = attempts + 1, last_status = ?, last_error = ?, last_attempt_at = ?, next_attempt_at = NULL WHERE delivery_id = ?`);
+    // Longest due first (the partial index's order), so LIMIT stops early however many are due.
+    this.heads = db.prepare(`SELECT delivery_id, webhook_id, session_key, event_id, body, attempts FROM deliveries INDEXED BY deliveries_heads
+        WHERE webhook_id = ? AND state = 'pending' AND is_head = 1 AND next_attempt_at <= ?
+        ORDER BY next_attempt_at, delivery_id LIMIT ?`);
+    this.promote = db.prepare(`UPDATE deliveries SET is_head = 1 WHERE delivery_id =
+        (SELECT delivery_id FROM deliveries WHERE webhook_id = ? AND state = 'pending' AND session_key = ? AND delivery_id > ? ORDER BY delivery_id LIMIT 1)
+      RETURNING delivery_id, webhook_id, session_key, event_id, body, attempts, next_attempt_at`);
   }
 
   enqueue(webhookId: string, accountId: string, event: PublicEvent, sessionKey: string, now: number): void {
-    this.insert.run(webhookId, accountId, event.id, event.type, sessionKey, JSON.stringify(event), now, now);
+    this.insert.run({ webhook: webhookId, account: accountId, event: event.id, type: event.type, session: sessionKey, body: JSON.stringify(event), now });
   }
 
   /** Webhooks with a delivery due now. */
@@ -68,26 +86,42 @@ export class DeliveryStore {
     return rows.map((r) => r.webhook_id);
   }
 
-  /** The head of each session's queue on this webhook, if due now; oldest first. */
+  /** Heads due now on this webhook (one per session), those waiting longest first. */
   dueHeads(webhookId: string, now: number, limit: number): DueDelivery[] {
-    const rows = this.heads
-      .all(webhookId, now, limit) as { delivery_id: number; webhook_id: string; event_id: string; body: string; attempts: number }[];
-    return rows.map((r) => ({ deliveryId: r.delivery_id, webhookId: r.webhook_id, eventId: r.event_id, body: r.body, attempts: r.attempts }));
+    return (this.heads.all(webhookId, now, limit) as unknown as DueRow[]).map(due);
   }
 
-  succeeded(deliveryId: number, status: number, now: number): void {
-    this.succeed.run(status, now, deliveryId);
+  /** A head delivered: the next delivery of its session (now its head) if it is due, in one transaction. */
+  succeeded(head: DueDelivery, status: number, now: number): DueDelivery | undefined {
+    return inImmediateTransaction(this.db, () => {
+      this.succeed.run(status, now, head.deliveryId);
+      return this.promoteNext(head, now);
+    });
   }
 
-  /** A failed attempt: retried at `nextAt`, or failed for good when `nextAt` is null. */
-  attemptFailed(deliveryId: number, status: number | null, error: string, now: number, nextAt: number | null): void {
-    if (nextAt === null) this.fail.run(status, error, now, deliveryId);
-    else this.retry.run(status, error, now, nextAt, deliveryId);
+  /**
+   * A failed attempt: retried at `nextAt` (the head stays, holding its session's queue), or failed
+   * for good when `nextAt` is null (the next delivery of its session, if due, is returned).
+   */
+  attemptFailed(head: DueDelivery, status: number | null, error: string, now: number, nextAt: number | null): DueDelivery | undefined {
+    if (nextAt !== null) {
+      this.retry.run(status, error, now, nextAt, head.deliveryId);
+      return undefined;
+    }
+    return inImmediateTransaction(this.db, () => {
+      this.fail.run(status, error, now, head.deliveryId);
+      return this.promoteNext(head, now);
+    });
+  }
+
+  private promoteNext(head: DueDelivery, now: number): DueDelivery | undefined {
+    const next = this.promote.get(head.webhookId, head.sessionKey, head.deliveryId) as (DueRow & { next_attempt_at: number }) | undefined;
+    return next && next.next_attempt_at <= now ? due(next) : undefined;
   }
 
   /** A deleted webhook's pending deliveries fail at once (nothing is sent to it any more). */
   failPending(webhookId: string, reason: string, now: number): void {
-    this.db.prepare(`UPDATE deliveries SET state = 'failed', last_error = ?, next_attempt_at = NULL, last_attempt_at = ? WHERE webhook_id = ? AND state = 'pending'`).run(reason, now, webhookId);
+    this.db.prepare(`UPDATE deliveries SET state = 'failed', is_head = 0, last_error = ?, next_attempt_at = NULL, last_attempt_at = ? WHERE webhook_id = ? AND state = 'pending'`).run(reason, now, webhookId);
   }
 
   /** Newest first, below `beforeId` when given. */
