@@ -15,8 +15,8 @@ import { ActivityRecorder } from './connections/activity.js';
 import { ConnectionManager } from './connections/connection-manager.js';
 import { Deliveries } from './connections/deliveries.js';
 import { MediaSource } from './connections/media-source.js';
-import { InboundForwarder } from './connections/inbound.js';
-import { ReceiptForwarder } from './connections/receipts.js';
+import { MessagingForwarder } from './connections/messaging-forwarder.js';
+import { SqliteMessagingOutbox } from './outbox/sqlite-messaging-outbox.js';
 import { ConnectionRegistry } from './connections/registry.js';
 import { SessionCommands } from './connections/session-commands.js';
 import { SessionSlots } from './connections/quota-slots.js';
@@ -71,8 +71,10 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     await commands.execute(sessionId, accountId, { type: 'RecordActivity', activity: kind }).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'activity not recorded'));
   });
   const media = new MediaSource(() => openBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'sessions-media' }));
-  const inbound = new InboundForwarder(bus, media, logger);
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, receipts: new ReceiptForwarder(bus, logger), inbound, activity, logger });
+  const outbox = new SqliteMessagingOutbox(join(serviceDataDir('sessions', config), 'messaging-outbox.sqlite'));
+  const forwarder = new MessagingForwarder(bus, outbox, media, logger);
+  forwarder.start();
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, logger });
   const manager = new ConnectionManager({
     registry, commands, queries, slots, logger,
     wipeCredentials: chat.wipeCredentials,
@@ -110,6 +112,8 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
       await app.close();
       activity.stop();
       await registry.stopAll();
+      forwarder.stop();
+      await outbox.close();
       stopRetention();
       await sentLog.close();
       await media.close();

@@ -5,16 +5,15 @@ import type { ActivityRecorder } from './activity.js';
 import { LiveConnection } from './live-connection.js';
 import type { ConnectionListener, ConnectionPhase } from './live-connection.js';
 import { qrFingerprint } from './qr.js';
-import type { InboundForwarder } from './inbound.js';
-import type { ReceiptForwarder } from './receipts.js';
+import type { MessagingForwarder } from './messaging-forwarder.js';
 import type { SessionCommands } from './session-commands.js';
 import type { SessionSlots } from './quota-slots.js';
 
 export interface RegistryDeps {
   commands: SessionCommands;
   slots: SessionSlots;
-  receipts: ReceiptForwarder;
-  inbound: InboundForwarder;
+  /** Receipts and received messages to messaging, through the durable outbox. */
+  forwarder: MessagingForwarder;
   activity: ActivityRecorder;
   createDriver(sessionId: string): ChatDriver;
   /** Removes the session's stored chat credentials (a closed session never reconnects). */
@@ -106,7 +105,7 @@ export class ConnectionRegistry implements ConnectionListener {
     const { sessionId, accountId } = connection;
     this.deps.activity.touch(sessionId, accountId, 'receipt_received');
     // Not awaited: a slow messaging service must not hold up the session's other reports.
-    void this.deps.receipts.forward({ accountId, sessionId, networkMessageId: receipt.id, receipt: receipt.status, at: receipt.at.toISOString() });
+    this.deps.forwarder.receipt({ accountId, sessionId, networkMessageId: receipt.id, receipt: receipt.status, at: receipt.at.toISOString() });
   }
 
   async inbound(connection: LiveConnection, inbound: InboundEvent): Promise<void> {
@@ -114,8 +113,8 @@ export class ConnectionRegistry implements ConnectionListener {
     this.deps.activity.touch(sessionId, accountId, 'message_received');
     const to = connection.phone;
     if (!to) return this.deps.logger.warn({ sessionId }, 'received message before the linked number was known; not recorded');
-    // Not awaited, like receipts; each message's forward retries on its own.
-    void this.deps.inbound.forward(accountId, sessionId, to, inbound).catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, 'received message not forwarded'));
+    // Not awaited, like receipts: its media is fetched, then it is in the outbox until messaging records it.
+    void this.deps.forwarder.inbound(accountId, sessionId, to, inbound).catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, 'received message not forwarded'));
   }
 
   failed(connection: LiveConnection, error: unknown): void {

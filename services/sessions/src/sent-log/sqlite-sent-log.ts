@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqliteDatabase } from '@switchboard/eventstore';
+import { openSqliteDatabase, TurnBatchedWrites } from '@switchboard/eventstore';
 import type { SentLog, SentRecord } from './sent-log.js';
 
 const SCHEMA = `
@@ -17,12 +17,6 @@ CREATE INDEX IF NOT EXISTS sent_messages_by_age ON sent_messages (recorded_at);`
 /** Rows deleted per statement when forgetting old records, so the event loop is never held long. */
 const FORGET_BATCH = 5_000;
 
-interface Pending {
-  sent: SentRecord;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * `SentLog` in a SQLite file of the sessions service (WAL, synchronous=NORMAL: a commit survives a
  * SIGKILL of the process; an OS crash may lose the last ones). Records coalesce: every record made
@@ -34,7 +28,7 @@ export class SqliteSentLog implements SentLog {
   readonly #insert: StatementSync;
   readonly #select: StatementSync;
   readonly #forget: StatementSync;
-  #pending: Pending[] = [];
+  readonly #writes: TurnBatchedWrites<SentRecord>;
 
   constructor(
     path: string,
@@ -51,13 +45,14 @@ export class SqliteSentLog implements SentLog {
     this.#forget = this.#db.prepare(
       'DELETE FROM sent_messages WHERE message_id IN (SELECT message_id FROM sent_messages WHERE recorded_at < ? LIMIT ?)',
     );
+    this.#writes = new TurnBatchedWrites(this.#db, (records) => {
+      const recordedAt = this.now();
+      for (const sent of records) this.#insert.run(sent.messageId, sent.accountId, sent.sessionId, sent.networkMessageId, sent.sentAt, recordedAt);
+    });
   }
 
   record(sent: SentRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ sent, resolve, reject });
-      if (this.#pending.length === 1) setImmediate(() => this.#commit());
-    });
+    return this.#writes.add(sent);
   }
 
   async find(accountId: string, sessionId: string, messageId: string): Promise<SentRecord | undefined> {
@@ -78,25 +73,7 @@ export class SqliteSentLog implements SentLog {
   /** Commits what is still waiting first: an answer already promised keeps its record. */
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
-    this.#commit();
+    this.#writes.flush();
     this.#db.close();
-  }
-
-  #commit(): void {
-    const batch = this.#pending;
-    this.#pending = [];
-    if (batch.length === 0 || !this.#db.isOpen) return batch.forEach((p) => p.reject(new Error('the sent log is closed')));
-    const recordedAt = this.now();
-    try {
-      this.#db.exec('BEGIN IMMEDIATE');
-      for (const { sent } of batch) {
-        this.#insert.run(sent.messageId, sent.accountId, sent.sessionId, sent.networkMessageId, sent.sentAt, recordedAt);
-      }
-      this.#db.exec('COMMIT');
-    } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      return batch.forEach((p) => p.reject(error));
-    }
-    for (const p of batch) p.resolve();
   }
 }
