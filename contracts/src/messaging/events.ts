@@ -43,6 +43,8 @@ export const MessageSent = defineEvent('MessageSent', 1, {
   messageId: MessageId,
   networkMessageId: z.string().min(1).max(256),
   sentAt: IsoTimestamp,
+  /** The session's linked number that sent it (absent in facts recorded before it was kept). */
+  from: Phone.optional(),
 });
 export type MessageSent = z.infer<typeof MessageSent>;
 

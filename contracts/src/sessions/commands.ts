@@ -81,5 +81,7 @@ export const DeliverMessageReply = z.object({
   messageId: MessageId,
   networkMessageId: z.string().min(1).max(256),
   sentAt: IsoTimestamp,
+  /** The session's linked number, the message's sender (absent when a redelivery is answered from the sent log). */
+  from: Phone.optional(),
 });
 export type DeliverMessageReply = z.infer<typeof DeliverMessageReply>;

@@ -74,6 +74,19 @@ describe.each<Mode>(['embedded', 'distributed'])('received messages and the conv
     expect([text.status, text.body.error.code]).toEqual([404, 'MEDIA_NOT_FOUND']);
   });
 
+  it("names the session's own number as the sender of what it sends, before it has received anything", async () => {
+    const linked = newPhone('1445');
+    const created = await api.post('/v1/sessions', {});
+    await sut.emulator.scan(created.body.data.qrCode, linked);
+    const own = created.body.data.sessionId;
+    await eventually(() => api.get(`/v1/sessions/${own}`), (r) => r.body?.data?.status === 'connected');
+    const contact = newPhone('1778');
+    const sent = await api.post('/v1/messages/text', { sessionId: own, to: contact, text: 'first words' });
+    expect(sent.status).toBe(201);
+    const outbound = await eventually(() => history(`sessionId=${own}&direction=out`), (r) => r.body?.data?.messages?.[0]?.from != null);
+    expect(outbound.body.data.messages).toEqual([expect.objectContaining({ messageId: sent.body.data.messageId, direction: 'out', from: linked, to: contact, text: 'first words' })]);
+  });
+
   it('pages newest first with an opaque cursor, filters, refuses unknown parameters, and hides other accounts', async () => {
     const contact = newPhone('1888');
     for (const text of ['one', 'two', 'three']) await sut.emulator.send(contact, { to: me, text });

@@ -14,7 +14,7 @@ export type MessageCommand =
       usageDay: string;
       at: string;
     }
-  | { type: 'RecordSent'; networkMessageId: string; at: string }
+  | { type: 'RecordSent'; networkMessageId: string; from?: string | undefined; at: string }
   | { type: 'RecordReceipt'; receipt: 'delivered' | 'read'; at: string }
   /** `refundable`: the message never reached the network, so its daily unit goes back. */
   | { type: 'FailMessage'; code: ErrorCode; message: string; refundable: boolean; at: string }

@@ -45,7 +45,7 @@ function accept(c: Command<'AcceptMessage'>, state: Message): MessageEvent[] {
 function recordSent(c: Command<'RecordSent'>, state: AcceptedState): MessageEvent[] {
   // Already on the network (a redelivery answered again) or failed meanwhile: nothing changes.
   if (state.status !== 'pending') return [];
-  return [{ type: 'MessageSent', version: 1, data: { messageId: state.messageId, networkMessageId: c.networkMessageId, sentAt: c.at } }];
+  return [{ type: 'MessageSent', version: 1, data: { messageId: state.messageId, networkMessageId: c.networkMessageId, sentAt: c.at, ...(c.from ? { from: c.from } : {}) } }];
 }
 
 function recordReceipt(c: Command<'RecordReceipt'>, state: AcceptedState): MessageEvent[] {

@@ -51,6 +51,8 @@ describe('accepting', () => {
 
 describe('sending', () => {
   it('records the network acknowledgement', () => given([accepted]).when(markSent).then([sent]));
+  it('records the linked number that sent it, when sessions names it', () =>
+    given([accepted]).when({ ...markSent, from: '15550001111' }).then([{ ...sent, data: { ...sent.data, from: '15550001111' } } as MessageEvent]));
   it('records it once when a redelivery is answered again', () => given([accepted, sent]).when(markSent).then([]));
   it('does not send a message that already failed', () => given([accepted, failedRefundable]).when(markSent).then([]));
   it('refuses facts about a message never accepted', () => given([]).when(markSent).thenThrows(MessageNotAccepted));

@@ -112,7 +112,7 @@ export class Delivery {
           timeoutMs: this.options.sendDeadlineMs + 5_000,
           headers: headersFor(state, correlationId),
         });
-        await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordSent', networkMessageId: reply.networkMessageId }, correlationId);
+        await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordSent', networkMessageId: reply.networkMessageId, from: reply.from }, correlationId);
         return { status: 'sent' };
       } catch (error) {
         if (!(error instanceof CallFailure)) throw error;

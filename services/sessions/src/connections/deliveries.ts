@@ -57,8 +57,8 @@ export class Deliveries {
       throw new SessionNotConnected(status);
     }
     if (connection.phase !== 'linked') throw new SessionNotConnected('pending');
-    const reply = await this.send(connection.driver, command);
-    await this.sent.record({ accountId: command.accountId, sessionId: command.sessionId, ...reply }).catch((error: unknown) => {
+    const reply = { ...(await this.send(connection.driver, command)), ...(connection.phone ? { from: connection.phone } : {}) };
+    await this.sent.record({ accountId: command.accountId, sessionId: command.sessionId, messageId: reply.messageId, networkMessageId: reply.networkMessageId, sentAt: reply.sentAt }).catch((error: unknown) => {
       // The message is on the network either way; unrecorded, a redelivery would repeat it (shown once).
       this.logger?.error({ err: error, messageId: command.messageId }, 'acknowledged send not recorded in the sent log');
     });

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS message_reaction (
 /**
  * The conversation history: one row per message, in or out, with its content as the history item
  * shows it (JSON) and what GET /media needs. Outbound statuses stay in the status read model and
- * are joined at read time. The linked number of a session is learned from what it receives.
+ * are joined at read time. The linked number of a session is learned from what it sends and receives.
  */
 export function messageHistoryProjection(db: DatabaseSync, name = 'message-history-v1'): Projection {
   db.exec(SCHEMA);
@@ -59,6 +59,8 @@ function prepare(db: DatabaseSync) {
       quoted_message_id, network_message_id, media_sha256, media_mimetype, media_size, at, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     sent: db.prepare('UPDATE message_history SET network_message_id = ? WHERE message_id = ?'),
     phone: db.prepare('INSERT INTO session_phone (session_id, phone) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET phone = excluded.phone'),
+    senderPhone: db.prepare(`INSERT INTO session_phone (session_id, phone) SELECT session_id, ? FROM message_history WHERE message_id = ?
+      ON CONFLICT (session_id) DO UPDATE SET phone = excluded.phone`),
     react: db.prepare(`INSERT INTO message_reaction (message_id, from_phone, emoji, at) VALUES (?, ?, ?, ?)
       ON CONFLICT (message_id, from_phone) DO UPDATE SET emoji = excluded.emoji, at = excluded.at WHERE excluded.at >= message_reaction.at`),
     unreact: db.prepare('DELETE FROM message_reaction WHERE message_id = ? AND from_phone = ? AND at <= ?'),
@@ -76,6 +78,8 @@ function applyEvent(s: ReturnType<typeof prepare>, event: MessageEvent): void {
     }
     case 'MessageSent':
       s.sent.run(event.data.networkMessageId, event.data.messageId);
+      // The sender of outbound messages: the session's linked number, also before it received anything.
+      if (event.data.from) s.senderPhone.run(event.data.from, event.data.messageId);
       return;
     case 'MessageReceived': {
       const d = event.data;
