@@ -53,13 +53,15 @@ export async function startSwitchboard(options: StartSwitchboardOptions = {}): P
     }
     const bus = await createBus({ name: 'switchboard', env, embedded: new InProcessBus({ logger }) });
     closers.push(() => bus.close());
-    await startServices(bus, config, logger, closers, options.onBootstrapKey);
-    // The gateway's /metrics already covers this one process; a separate port only when asked for.
-    const metrics = await startMetricsEndpoint({ ...config, host: config.host ?? '127.0.0.1' }, logger);
-    if (metrics) closers.push(() => metrics.close());
+    // Ports first: a port in use stops the start before anything is created (the first account's
+    // key would be shown and lost). Until the services are up the gateway answers 503, /readyz not ready.
     const gateway = await buildGateway({ bus, config, logger });
     closers.push(() => gateway.close());
     await gateway.listen({ host: config.host ?? '127.0.0.1', port: config.port });
+    // The gateway's /metrics already covers this one process; a separate port only when asked for.
+    const metrics = await startMetricsEndpoint({ ...config, host: config.host ?? '127.0.0.1' }, logger);
+    if (metrics) closers.push(() => metrics.close());
+    await startServices(bus, config, logger, closers, options.onBootstrapKey);
     const address = gateway.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return { url: `http://${host}:${address.port}`, config, emulator, close };

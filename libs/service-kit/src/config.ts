@@ -1,43 +1,75 @@
 import { z } from 'zod';
 import { isLoopbackHost } from './loopback.js';
-import { Plan } from '@switchboard/contracts';
+import { ApiKeySecret, Plan } from '@switchboard/contracts';
+import { parseSecretKey } from './secrets/secret-key.js';
+
+const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+/** Unset and blank read as the default (or as unset when there is none). */
+const variable = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUnset, schema);
 
 /** A loopback WebSocket URL; the emulator's test root key must never be trusted elsewhere. */
-const LoopbackWsUrl = z.url({ protocol: /^wss?$/ }).refine(
-  (value) => isLoopbackHost(new URL(value).hostname),
-  'must point at a literal loopback address (127.0.0.0/8 or [::1])',
+const LoopbackWsUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'ws:' || url.protocol === 'wss:') && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}, 'expected a ws:// URL on a literal loopback address (127.0.0.0/8 or [::1])');
+const PORT_MESSAGE = 'expected a port number (0-65535)';
+const Port = z.string().regex(/^\d{1,5}$/, PORT_MESSAGE).transform(Number).refine((n) => n <= 65_535, PORT_MESSAGE);
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `expected ${values.slice(0, -1).map((v) => `"${v}"`).join(', ')}${values.length > 1 ? ' or ' : ''}"${values.at(-1)}"` });
+/** Only the exact words: a typo must not silently open loopback to media fetches or webhooks. */
+const Flag = oneOf(['true', 'false', '1', '0']);
+const KurrentUrl = z.string().regex(/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//i, 'expected a kurrentdb://, kurrent://, kdb:// or esdb:// connection string');
+const NatsUrls = z.string().refine(
+  (value) => value.split(',').every((url) => /^(nats|tls|ws|wss):\/\/[^\s,]+$/.test(url.trim()) || /^[^\s:/,]+:\d{1,5}$/.test(url.trim())),
+  'expected NATS server URLs, comma-separated (nats://host:4222)',
 );
-const Port = z.coerce.number().int().min(0).max(65_535);
-const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-const optional = (schema: z.ZodType<string>) => z.preprocess(blankAsUnset, schema.optional());
+const SecretKey = z.string().refine((value) => {
+  try {
+    parseSecretKey(value);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'expected 32 bytes as 64 hex characters or base64 (make one with: openssl rand -hex 32)');
+const OperatorApiKey = z.string().refine((value) => ApiKeySecret.safeParse(value).success, 'expected 16 to 512 printable ASCII characters, no spaces (e.g. sbk_ and openssl rand -hex 24)');
 
 /** The operating interface of `spec/operations.md`: every `SWITCHBOARD_*` variable, parsed once. */
 const ConfigSchema = z.object({
-  SWITCHBOARD_PORT: Port.default(8080),
-  SWITCHBOARD_HOST: optional(z.string()),
-  SWITCHBOARD_DATA_DIR: z.string().min(1).default('./data'),
-  SWITCHBOARD_NATS_URL: optional(z.string()),
-  SWITCHBOARD_EVENTSTORE_URL: optional(z.string()),
-  SWITCHBOARD_CHAT_NETWORK: z.enum(['whatsapp', 'emulator']).default('whatsapp'),
-  SWITCHBOARD_EMULATOR_URL: optional(LoopbackWsUrl),
-  SWITCHBOARD_EMULATOR_CONTROL_PORT: Port.default(8090),
+  SWITCHBOARD_PORT: variable(Port.default(8080)),
+  SWITCHBOARD_HOST: variable(z.string().optional()),
+  SWITCHBOARD_DATA_DIR: variable(z.string().default('./data')),
+  SWITCHBOARD_NATS_URL: variable(NatsUrls.optional()),
+  SWITCHBOARD_EVENTSTORE_URL: variable(KurrentUrl.optional()),
+  SWITCHBOARD_CHAT_NETWORK: variable(oneOf(['whatsapp', 'emulator']).default('whatsapp')),
+  SWITCHBOARD_EMULATOR_URL: variable(LoopbackWsUrl.optional()),
+  SWITCHBOARD_EMULATOR_CONTROL_PORT: variable(Port.default(8090)),
   // How the in-process emulator's contacts name themselves as senders (the real network: by LID).
-  SWITCHBOARD_EMULATOR_ADDRESSING: z.preprocess(blankAsUnset, z.enum(['lid', 'pn']).default('lid')),
-  SWITCHBOARD_SECRET_KEY: optional(z.string()),
-  SWITCHBOARD_BOOTSTRAP_API_KEY: optional(z.string()),
-  SWITCHBOARD_ADMIN_API_KEY: optional(z.string()),
-  SWITCHBOARD_DEFAULT_PLAN: Plan.default('enterprise'),
-  SWITCHBOARD_SEND_DEADLINE_MS: z.coerce.number().int().min(1).default(10_000),
-  // Only the exact words: a typo must not silently open loopback to media fetches.
-  SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: z.enum(['true', 'false', '1', '0']).default('false'),
-  SWITCHBOARD_METRICS_PORT: z.preprocess(blankAsUnset, Port.optional()),
-  // Only the exact words, as for media: a typo must not open loopback to webhook deliveries.
-  SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: z.enum(['true', 'false', '1', '0']).default('false'),
-  SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: optional(z.string().regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'must be comma-separated whole milliseconds')),
+  SWITCHBOARD_EMULATOR_ADDRESSING: variable(oneOf(['lid', 'pn']).default('lid')),
+  SWITCHBOARD_SECRET_KEY: variable(SecretKey.optional()),
+  SWITCHBOARD_BOOTSTRAP_API_KEY: variable(OperatorApiKey.optional()),
+  SWITCHBOARD_ADMIN_API_KEY: variable(OperatorApiKey.optional()),
+  SWITCHBOARD_DEFAULT_PLAN: variable(oneOf(Plan.options as readonly Plan[] as readonly [Plan, ...Plan[]]).default('enterprise')),
+  SWITCHBOARD_SEND_DEADLINE_MS: variable(z.string().regex(/^\d+$/, 'expected whole milliseconds (at least 1)').transform(Number).refine((n) => n >= 1, 'expected whole milliseconds (at least 1)').default(10_000)),
+  SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: variable(Flag.default('false')),
+  SWITCHBOARD_METRICS_PORT: variable(Port.optional()),
+  SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: variable(Flag.default('false')),
+  SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: variable(z.string().regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'expected comma-separated whole milliseconds').optional()),
 });
+
+/** Values never echoed in a problem line. */
+const SECRET_VARIABLES = new Set(['SWITCHBOARD_SECRET_KEY', 'SWITCHBOARD_BOOTSTRAP_API_KEY', 'SWITCHBOARD_ADMIN_API_KEY']);
 
 /** Every `SWITCHBOARD_*` variable the processes read (manifests are checked against it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.shape);
+
+/** Each variable's default as the schema applies it (undefined: none); the README's table is checked against it. */
+export const CONFIG_DEFAULTS: Readonly<Record<string, unknown>> = Object.fromEntries(
+  Object.entries(ConfigSchema.shape).map(([name, schema]) => [name, (schema as z.ZodType).safeParse(undefined).data]),
+);
 
 export interface SwitchboardConfig {
   port: number;
@@ -77,17 +109,33 @@ export interface SwitchboardConfig {
   webhookRetryScheduleMs: string | undefined;
 }
 
+/** A configuration that cannot start: one line per problem, for the operator (no stack). */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+  }
 }
 
-/** Reads the environment; a bad value stops the process with every problem named at once. */
+function configProblems(issues: readonly z.core.$ZodIssue[], env: Record<string, string | undefined>): string[] {
+  const lines = new Set<string>();
+  for (const issue of issues) {
+    const name = String(issue.path[0]);
+    const raw = env[name];
+    const shown = raw === undefined ? '' : SECRET_VARIABLES.has(name) ? ' (value not shown)' : `, got ${JSON.stringify(raw)}`;
+    lines.add(`${name}: ${issue.message}${shown}`);
+  }
+  return [...lines];
+}
+
+/**
+ * Reads the environment; a bad value stops the process with every problem named at once, one
+ * line each: `SWITCHBOARD_PORT: expected a port number (0-65535), got "abc"` (secrets never shown).
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): SwitchboardConfig {
   const parsed = ConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
-  }
+  if (!parsed.success) throw new ConfigError(configProblems(parsed.error.issues, env));
   const c = parsed.data;
   return {
     port: c.SWITCHBOARD_PORT,

@@ -1,4 +1,4 @@
-export { CONFIG_VARIABLES, ConfigError, loadConfig } from './config.js';
+export { CONFIG_DEFAULTS, CONFIG_VARIABLES, ConfigError, loadConfig } from './config.js';
 export type { SwitchboardConfig } from './config.js';
 export { eventMetadata, toNewEvent, toRawEvent } from './stored-events.js';
 export type { DomainEvent, MetadataInput } from './stored-events.js';
@@ -17,6 +17,8 @@ export { startMetricsEndpoint } from './observability.js';
 export { traceparentOf } from './stored-events.js';
 export { isLoopbackHost } from './loopback.js';
 export { runServiceProcess } from './service-process.js';
+export { exitOnStartFailure, portVariablesOf, startFailureLines } from './start-failure.js';
+export type { PortVariables } from './start-failure.js';
 export { reclaimDecision, startMemoryReclaimer } from './memory-reclaimer.js';
 export type { MemoryReclaimerOptions } from './memory-reclaimer.js';
 export type { ServiceProcessContext } from './service-process.js';

@@ -7,6 +7,7 @@ import type { SwitchboardConfig } from './config.js';
 import { startMemoryReclaimer } from './memory-reclaimer.js';
 import type { RunningService } from './microservice.js';
 import { startMetricsEndpoint } from './observability.js';
+import { exitOnStartFailure, portVariablesOf } from './start-failure.js';
 
 export interface ServiceProcessContext {
   bus: Bus;
@@ -30,7 +31,7 @@ export function runServiceProcess<S extends RunningService>(
   const main = async () => {
     const config = loadConfig();
     // Alone on an in-process bus the service would reach no other service at all.
-    if (!config.natsUrl) throw new ConfigError(`SWITCHBOARD_NATS_URL is required to run the ${name} service as its own process`);
+    if (!config.natsUrl) throw new ConfigError([`SWITCHBOARD_NATS_URL: required to run the ${name} service as its own process`]);
     const bus = await createBus({ name, logger });
     const service = await start({ bus, config, logger });
     const metrics = await startMetricsEndpoint(config, logger);
@@ -51,8 +52,6 @@ export function runServiceProcess<S extends RunningService>(
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
   };
-  main().catch((error: unknown) => {
-    process.stderr.write(`${name} service failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
+  main().catch((error: unknown) => exitOnStartFailure(`${name} service`, error, portVariablesOf(process.env)));
 }
+

@@ -1,5 +1,5 @@
 import { createBus } from '@switchboard/bus';
-import { loadConfig, startMemoryReclaimer } from '@switchboard/service-kit';
+import { ConfigError, exitOnStartFailure, loadConfig, portVariablesOf, startMemoryReclaimer } from '@switchboard/service-kit';
 import { createLogger, startTelemetry } from '@switchboard/telemetry';
 import { buildGateway } from './app.js';
 
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.natsUrl) {
     // Alone on an in-process bus the gateway would reach no service at all.
-    throw new Error('SWITCHBOARD_NATS_URL is required to run the gateway as its own process (npm start runs everything in one)');
+    throw new ConfigError(['SWITCHBOARD_NATS_URL: required to run the gateway as its own process (npm start runs everything in one)']);
   }
   const bus = await createBus({ name: 'gateway', logger });
   const app = await buildGateway({ bus, config, logger });
@@ -32,7 +32,4 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+main().catch((error: unknown) => exitOnStartFailure('gateway', error, portVariablesOf(process.env)));

@@ -16,6 +16,8 @@ export interface BootstrapSettings {
   defaultPlan: Plan;
   bootstrapApiKey?: string | undefined;
   adminApiKey?: string | undefined;
+  /** Told when SWITCHBOARD_BOOTSTRAP_API_KEY is set but the store already has accounts without that key. */
+  onIgnoredKey?: (message: string) => void;
 }
 
 /** What the first start created. `apiKey` is set only when minted here: print it once, log it never. */
@@ -30,7 +32,13 @@ export interface BootstrapAccount {
 export async function bootstrapAccount(engine: QuotaEngine, settings: BootstrapSettings): Promise<BootstrapAccount | undefined> {
   const configured = settings.bootstrapApiKey === undefined ? undefined : parseApiKeySecret(settings.bootstrapApiKey, 'SWITCHBOARD_BOOTSTRAP_API_KEY');
   const existing = await engine.store.readAll({ category: STREAM_CATEGORY.account, maxCount: 1 });
-  if (existing.length > 0) return undefined;
+  if (existing.length > 0) {
+    // Said, not silent: a key set for a fresh data dir would otherwise look like it works and fail with 401.
+    if (configured !== undefined && (await engine.api.keyRecordByHash(hashApiKey(configured))) === undefined) {
+      settings.onIgnoredKey?.('SWITCHBOARD_BOOTSTRAP_API_KEY is ignored: this data dir already has accounts and does not know that key (it only opens the first account of an empty store)');
+    }
+    return undefined;
+  }
   const apiKey = configured ?? mintApiKey();
   const plan = settings.defaultPlan;
   const key = { keyHash: hashApiKey(apiKey), scopes: ['api' as const] };

@@ -57,7 +57,7 @@ export async function startQuotaService(options: StartQuotaServiceOptions): Prom
   wakePublisher = () => publisher.wake();
   try {
     publisher.start(engine.appliedPosition());
-    const bootstrap = await bootstrapAccount(engine, config);
+    const bootstrap = await bootstrapAccount(engine, { ...config, onIgnoredKey: (message) => logger.warn(message) });
     await registerAdminKey(engine, config);
     const readiness = (): ReadyReply => {
       const checks = { bus: { ok: bus.isConnected() }, readModels: { ok: engine.caughtUp() } };

@@ -55,6 +55,6 @@ export async function openChatNetwork(config: SwitchboardConfig, overrides: Chat
 
 function networkFromConfig(config: SwitchboardConfig): ChatNetworkConfig {
   if (config.chatNetwork === 'whatsapp') return { kind: 'whatsapp' };
-  if (!config.emulatorUrl) throw new ConfigError('SWITCHBOARD_CHAT_NETWORK=emulator needs SWITCHBOARD_EMULATOR_URL (the embedded app starts one in-process)');
+  if (!config.emulatorUrl) throw new ConfigError(['SWITCHBOARD_EMULATOR_URL: required with SWITCHBOARD_CHAT_NETWORK=emulator in a process of its own (the embedded app starts an emulator in-process)']);
   return { kind: 'emulator', url: config.emulatorUrl };
 }

@@ -1,6 +1,6 @@
 import { NoResponderError, RemoteError, createBus } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
-import { loadConfig } from '@switchboard/service-kit';
+import { ConfigError, loadConfig } from '@switchboard/service-kit';
 import { openQuotaEngine } from '@switchboard/quota';
 import type { QuotaEngine } from '@switchboard/quota';
 import { UsageError, parseCommandLine } from './args.js';
@@ -22,7 +22,7 @@ export async function main(argv: readonly string[], env: Record<string, string |
     process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
     return 0;
   } catch (error) {
-    process.stderr.write(`switchboard: ${describe(error, env)}\n`);
+    for (const line of describe(error, env)) process.stderr.write(`switchboard: ${line}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
 }
@@ -45,12 +45,13 @@ async function withClient<T>(env: Record<string, string | undefined>, work: (cli
   }
 }
 
-function describe(error: unknown, env: Record<string, string | undefined>): string {
-  if (error instanceof NoResponderError) return `no quota service answers on ${env['SWITCHBOARD_NATS_URL']}; is it running?`;
+function describe(error: unknown, env: Record<string, string | undefined>): string[] {
+  if (error instanceof ConfigError) return [...error.problems];
+  if (error instanceof NoResponderError) return [`no quota service answers on ${env['SWITCHBOARD_NATS_URL']}; is it running?`];
   if (error instanceof RemoteError || (error instanceof Error && 'code' in error && typeof error.code === 'string')) {
-    return `${(error as { code: string }).code}: ${error.message}`;
+    return [`${(error as { code: string }).code}: ${error.message}`];
   }
-  return error instanceof Error ? error.message : String(error);
+  return [error instanceof Error ? error.message : String(error)];
 }
 
 process.exitCode = await main(process.argv.slice(2), process.env);
