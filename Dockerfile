@@ -6,7 +6,8 @@ RUN npm ci --no-audit --no-fund && npx nx run-many -t build && npm prune --omit=
 
 FROM node:24-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production
+# In a container every port must be reachable from outside it (outside one, Switchboard binds loopback).
+ENV NODE_ENV=production SWITCHBOARD_HOST=0.0.0.0
 COPY --from=build /app /app
 USER 1000
 EXPOSE 8080

@@ -196,6 +196,15 @@ describe('sniffing the bytes against mediaType', () => {
     const fromServer = await resolveMedia({ mediaType: 'document', media: server.url('/notes.txt') }, policy(), blobs);
     expect(fromServer.descriptor.mimetype).toBe('text/plain');
   });
+
+  it("names a document sent without filename after its URL's last segment, else file.<ext> of its type", async () => {
+    const fromServer = await resolveMedia({ mediaType: 'document', media: server.url('/notes.txt') }, policy(), blobs);
+    expect(fromServer.descriptor.filename).toBe('notes.txt');
+    const inline = await resolveMedia({ mediaType: 'document', media: await stored(Buffer.from('a,b\n1,2'), 'text/csv') }, policy(), blobs);
+    expect(inline.descriptor.filename).toBe('file.csv');
+    const photo = await resolveMedia(image(server.url('/photo.png')), policy(), blobs);
+    expect(photo.descriptor.filename).toBeUndefined();
+  });
 });
 
 describe('inline media, stored by the gateway', () => {

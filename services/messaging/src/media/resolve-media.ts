@@ -2,6 +2,7 @@ import { ApiError, MEDIA_MAX_BYTES, mediaTooLarge } from '@switchboard/contracts
 import type { MediaDescriptor, MediaType, StoredMedia } from '@switchboard/contracts';
 import { sha256Hex } from '@switchboard/blob-store';
 import type { BlobStore } from '@switchboard/blob-store';
+import { documentFilename } from './document-filename.js';
 import { fetchMediaUrl } from './fetch-url.js';
 import type { Resolver } from './fetch-url.js';
 import { sniffMimetype } from './sniff.js';
@@ -42,6 +43,7 @@ export async function resolveMedia(request: MediaRequest, policy: MediaPolicy, b
   const mimetype = await sniffMimetype(bytes, request.mediaType, hint);
   const descriptor: MediaDescriptor = { mediaType: request.mediaType, mimetype, sha256: sha256Hex(bytes), size: bytes.length };
   if (request.filename !== undefined) descriptor.filename = request.filename;
+  else if (request.mediaType === 'document') descriptor.filename = documentFilename(typeof request.media === 'string' ? request.media : undefined, mimetype);
   return { bytes, descriptor };
 }
 
