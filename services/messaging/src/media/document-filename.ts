@@ -20,7 +20,6 @@ function lastSegment(url: string): string | undefined {
     return undefined;
   }
   const name = segment.trim();
-  // eslint-disable-next-line no-control-regex
   if (name === '' || /^\.+$/.test(name) || /[/\\\u0000-\u001f\u007f]/.test(name) || name.length > MAX_LENGTH) return undefined;
   return name;
 }
