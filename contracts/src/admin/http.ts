@@ -3,7 +3,8 @@ import type { EndpointContract } from '../common/routes.js';
 import { MessageResponse, successEnvelope } from '../common/envelope.js';
 import { AccountId, KeyId } from '../common/ids.js';
 import { Plan } from '../common/plans.js';
-import { ApiKeyScopes, ApiKeySecret } from '../quota/keys.js';
+import { ListLimit, ListOffset } from '../common/query.js';
+import { ApiKeyScopes, ApiKeySecret, ApiKeyView } from '../quota/keys.js';
 
 /** Account name: optional label, 1–100 characters like a session name. */
 export const AccountName = z
@@ -27,6 +28,10 @@ export type PatchAccountBody = z.infer<typeof PatchAccountBody>;
 export const CreateKeyBody = z.object({ scopes: ApiKeyScopes.optional() }).strict();
 export type CreateKeyBody = z.infer<typeof CreateKeyBody>;
 
+/** GET /v1/admin/accounts: oldest first, as the CLI lists them. Unknown query parameters are ignored. */
+export const ListAccountsQuery = z.object({ limit: ListLimit, offset: ListOffset });
+export type ListAccountsQuery = z.infer<typeof ListAccountsQuery>;
+
 export const AccountIdParams = z.object({ accountId: AccountId });
 export type AccountIdParams = z.infer<typeof AccountIdParams>;
 
@@ -40,6 +45,8 @@ export const CreateAccountResult = z.object({
   accountId: AccountId,
   name: AccountName.nullable(),
   plan: Plan,
+  /** The first key's id (to list or revoke it later). */
+  keyId: KeyId,
   apiKey: ApiKeySecret,
 });
 export type CreateAccountResult = z.infer<typeof CreateAccountResult>;
@@ -59,10 +66,27 @@ export const AccountResponse = successEnvelope(AccountView);
 export type AccountResponse = z.infer<typeof AccountResponse>;
 
 /** `data` of POST /v1/admin/accounts/{id}/keys (201). `apiKey` is shown this once. */
-export const CreateKeyResult = z.object({ keyId: KeyId, apiKey: ApiKeySecret });
+export const CreateKeyResult = z.object({ keyId: KeyId, scopes: ApiKeyScopes, apiKey: ApiKeySecret });
 export type CreateKeyResult = z.infer<typeof CreateKeyResult>;
 export const CreateKeyResponse = successEnvelope(CreateKeyResult);
 export type CreateKeyResponse = z.infer<typeof CreateKeyResponse>;
+
+/** `data` of GET /v1/admin/accounts: `total` counts every account; limit/offset as applied. */
+export const ListAccountsResult = z.object({
+  accounts: z.array(AccountView),
+  total: z.number().int().min(0),
+  limit: z.number().int().min(1).max(100),
+  offset: z.number().int().min(0),
+});
+export type ListAccountsResult = z.infer<typeof ListAccountsResult>;
+export const ListAccountsResponse = successEnvelope(ListAccountsResult);
+export type ListAccountsResponse = z.infer<typeof ListAccountsResponse>;
+
+/** `data` of GET /v1/admin/accounts/{id}/keys: every key, revoked ones too, never a secret. */
+export const ListKeysResult = z.object({ keys: z.array(ApiKeyView) });
+export type ListKeysResult = z.infer<typeof ListKeysResult>;
+export const ListKeysResponse = successEnvelope(ListKeysResult);
+export type ListKeysResponse = z.infer<typeof ListKeysResponse>;
 
 /** DELETE /v1/admin/keys/{keyId}: `{ success: true, message }`. Revoking twice also answers 200. */
 export const RevokeKeyResponse = MessageResponse;
@@ -71,6 +95,7 @@ export type RevokeKeyResponse = MessageResponse;
 /** Method, path, and the schemas of each admin endpoint, for routing and OpenAPI. */
 export const ADMIN_ENDPOINTS = {
   createAccount: { method: 'POST', path: '/v1/admin/accounts', status: 201, body: CreateAccountBody, response: CreateAccountResponse },
+  listAccounts: { method: 'GET', path: '/v1/admin/accounts', status: 200, query: ListAccountsQuery, response: ListAccountsResponse },
   getAccount: { method: 'GET', path: '/v1/admin/accounts/:accountId', status: 200, params: AccountIdParams, response: AccountResponse },
   patchAccount: {
     method: 'PATCH',
@@ -88,5 +113,6 @@ export const ADMIN_ENDPOINTS = {
     body: CreateKeyBody,
     response: CreateKeyResponse,
   },
+  listKeys: { method: 'GET', path: '/v1/admin/accounts/:accountId/keys', status: 200, params: AccountIdParams, response: ListKeysResponse },
   revokeKey: { method: 'DELETE', path: '/v1/admin/keys/:keyId', status: 200, params: KeyIdParams, response: RevokeKeyResponse },
 } as const satisfies Record<string, EndpointContract>;

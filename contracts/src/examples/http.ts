@@ -81,7 +81,7 @@ export const HTTP_EXAMPLES = {
   createAccountBody: { name: 'Acme support', plan: 'basic' },
   createAccountResponse: {
     success: true,
-    data: { accountId: ID.account, name: 'Acme support', plan: 'basic', apiKey: 'sbk_Yk3q9Zp2Lm8Xv4Rt7Wn1Hs6Jd0Fg5Ce' },
+    data: { accountId: ID.account, name: 'Acme support', plan: 'basic', keyId: ID.key, apiKey: 'sbk_Yk3q9Zp2Lm8Xv4Rt7Wn1Hs6Jd0Fg5Ce' },
   },
   accountResponse: {
     success: true,
@@ -89,7 +89,7 @@ export const HTTP_EXAMPLES = {
   },
   patchAccountBody: { plan: 'premium' },
   createKeyBody: { scopes: ['api'] },
-  createKeyResponse: { success: true, data: { keyId: ID.key, apiKey: 'sbk_Qw2Er4Ty6Ui8Op0As1Df3Gh5Jk7Lz9X' } },
+  createKeyResponse: { success: true, data: { keyId: ID.key, scopes: ['api'], apiKey: 'sbk_Qw2Er4Ty6Ui8Op0As1Df3Gh5Jk7Lz9X' } },
   revokeKeyResponse: { success: true, message: 'API key revoked' },
 
   validationErrorResponse: {

@@ -81,7 +81,7 @@ export const DeliverMessageReply = z.object({
   messageId: MessageId,
   networkMessageId: z.string().min(1).max(256),
   sentAt: IsoTimestamp,
-  /** The session's linked number, the message's sender (absent when a redelivery is answered from the sent log). */
+  /** The session's linked number, the message's sender (absent in answers recorded before it was kept). */
   from: Phone.optional(),
 });
 export type DeliverMessageReply = z.infer<typeof DeliverMessageReply>;

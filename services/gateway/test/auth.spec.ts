@@ -87,7 +87,7 @@ describe('admin API', () => {
     const response = await app.inject({ method: 'POST', url: '/v1/admin/accounts', headers: bearer(ADMIN_KEY), payload: { name: 'Acme', plan: 'premium' } });
     expect(response.statusCode).toBe(201);
     const { data } = response.json();
-    expect(data).toEqual({ accountId: expect.stringMatching(/^acc_/), name: 'Acme', plan: 'premium', apiKey: expect.stringMatching(/^sbk_[A-Za-z0-9_-]{43}$/) });
+    expect(data).toEqual({ accountId: expect.stringMatching(/^acc_/), name: 'Acme', plan: 'premium', keyId: expect.stringMatching(/^key_/), apiKey: expect.stringMatching(/^sbk_[A-Za-z0-9_-]{43}$/) });
     const account = await app.inject({ method: 'GET', url: `/v1/admin/accounts/${data.accountId}`, headers: bearer(ADMIN_KEY) });
     expect(account.json()).toEqual({ success: true, data: { accountId: data.accountId, name: 'Acme', plan: 'premium', activeSessions: 0, messagesToday: 0 } });
     expect((await app.inject({ method: 'GET', url: '/v1/whoami', headers: bearer(data.apiKey) })).statusCode).toBe(200);
@@ -98,6 +98,8 @@ describe('admin API', () => {
     const calls = [
       { method: 'POST', url: '/v1/admin/accounts', payload: { plan: 'free' } },
       { method: 'GET', url: `/v1/admin/accounts/${accountId}` },
+      { method: 'GET', url: '/v1/admin/accounts' },
+      { method: 'GET', url: `/v1/admin/accounts/${accountId}/keys` },
       { method: 'PATCH', url: `/v1/admin/accounts/${accountId}`, payload: { plan: 'enterprise' } },
       { method: 'POST', url: `/v1/admin/accounts/${accountId}/keys`, payload: {} },
       { method: 'DELETE', url: '/v1/admin/keys/key_01JD8Z5X0A1B2C3D4E5F6G7H8J' },

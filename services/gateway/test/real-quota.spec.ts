@@ -96,6 +96,34 @@ describe('with the real quota service', () => {
     expect(response.body).not.toContain(theirs.accountId);
   });
 
+  it("lists accounts (paged) and an account's keys; creating answers the first key's id, and a key its scopes", async () => {
+    const [a] = gateways;
+    const created = await a.inject({ method: 'POST', url: '/v1/admin/accounts', headers: bearer(ADMIN_KEY), payload: { plan: 'basic', name: 'Listed' } });
+    expect(created.statusCode).toBe(201);
+    const { accountId, keyId, apiKey } = created.json().data;
+    expect(keyId).toMatch(/^key_[0-9A-Z]{26}$/);
+    const issued = await a.inject({ method: 'POST', url: `/v1/admin/accounts/${accountId}/keys`, headers: bearer(ADMIN_KEY), payload: { scopes: ['admin'] } });
+    expect([issued.statusCode, issued.json().data.scopes]).toEqual([201, ['admin']]);
+
+    const keys = await get(a, `/v1/admin/accounts/${accountId}/keys`, ADMIN_KEY);
+    expect(keys.statusCode).toBe(200);
+    expect(keys.json().data.keys.map((k: { keyId: string; scopes: string[] }) => [k.keyId, k.scopes]).sort()).toEqual([[keyId, ['api']], [issued.json().data.keyId, ['admin']]].sort());
+    expect(keys.body).not.toContain(apiKey);
+
+    const all = await get(a, '/v1/admin/accounts?limit=100', ADMIN_KEY);
+    expect(all.json().data.accounts).toContainEqual(expect.objectContaining({ accountId, name: 'Listed', plan: 'basic' }));
+    const total = all.json().data.total;
+    const first = await get(a, '/v1/admin/accounts?limit=1&offset=0', ADMIN_KEY);
+    const second = await get(a, '/v1/admin/accounts?limit=1&offset=1', ADMIN_KEY);
+    expect(first.json().data).toMatchObject({ limit: 1, offset: 0, total });
+    expect(first.json().data.accounts).toHaveLength(1);
+    expect(second.json().data.accounts[0].accountId).not.toBe(first.json().data.accounts[0].accountId);
+    expect((await get(a, '/v1/admin/accounts?limit=0', ADMIN_KEY)).statusCode).toBe(400);
+    expect((await get(a, '/v1/admin/accounts', apiKey)).statusCode).toBe(403);
+    const unknown = await get(a, '/v1/admin/accounts/acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F/keys', ADMIN_KEY);
+    expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+  });
+
   it('answers 404 for unknown accounts and keys', async () => {
     const [a] = gateways;
     const account = await get(a, '/v1/admin/accounts/acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', ADMIN_KEY);

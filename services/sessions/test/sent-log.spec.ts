@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
 import { SqliteSentLog } from '../src/sent-log/sqlite-sent-log.js';
 import type { SentRecord } from '../src/sent-log/sent-log.js';
 
@@ -59,6 +60,20 @@ describe('the sent log (SQLite)', () => {
     const log = new SqliteSentLog(path);
     const found = await Promise.all(Array.from({ length: 200 }, (_, i) => log.find(record(i).accountId, record(i).sessionId, record(i).messageId)));
     expect(found.filter((r) => r === undefined)).toHaveLength(0);
+    await log.close();
+  });
+
+  it("keeps the sender's number with the record, also in a file written before it was kept", async () => {
+    const path = join(dir, 'older.sqlite');
+    const old = new DatabaseSync(path);
+    old.exec(`CREATE TABLE sent_messages (message_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, session_id TEXT NOT NULL,
+      network_message_id TEXT NOT NULL, sent_at TEXT NOT NULL, recorded_at INTEGER NOT NULL)`);
+    old.prepare('INSERT INTO sent_messages VALUES (?, ?, ?, ?, ?, ?)').run(record(1).messageId, record(1).accountId, record(1).sessionId, record(1).networkMessageId, record(1).sentAt, 0);
+    old.close();
+    const log = new SqliteSentLog(path);
+    expect(await log.find(record(1).accountId, record(1).sessionId, record(1).messageId)).toEqual(record(1));
+    await log.record(record(2, { from: '15550001111' }));
+    expect(await log.find(record(2).accountId, record(2).sessionId, record(2).messageId)).toEqual(record(2, { from: '15550001111' }));
     await log.close();
   });
 

@@ -22,8 +22,19 @@ export function registerAdminRoutes(app: FastifyInstance): void {
     const apiKey = mintApiKey();
     const key = { keyHash: hashApiKey(apiKey), scopes: [...DEFAULT_KEY_SCOPES] };
     const account = await ctx.call(QuotaSubjects.accounts.create, { name: ctx.body.name, plan: ctx.body.plan, key });
-    return success({ accountId: account.accountId, name: account.name, plan: account.plan, apiKey });
+    if (account.keyId === null) throw new Error('the quota service opened the account without its first key');
+    return success({ accountId: account.accountId, name: account.name, plan: account.plan, keyId: account.keyId, apiKey });
   });
+
+  defineRoute(app, ADMIN_ENDPOINTS.listAccounts, async (ctx) => {
+    const { limit, offset } = ctx.query;
+    const page = await ctx.call(QuotaSubjects.accounts.list, { limit, offset });
+    return success({ accounts: page.accounts, total: page.total, limit, offset });
+  });
+
+  defineRoute(app, ADMIN_ENDPOINTS.listKeys, async (ctx) =>
+    success(await ctx.call(QuotaSubjects.keys.list, { accountId: ctx.params.accountId })),
+  );
 
   defineRoute(app, ADMIN_ENDPOINTS.getAccount, async (ctx) =>
     success(await ctx.call(QuotaSubjects.accounts.get, { accountId: ctx.params.accountId })),
@@ -38,7 +49,7 @@ export function registerAdminRoutes(app: FastifyInstance): void {
     const apiKey = mintApiKey();
     const scopes = ctx.body.scopes ?? [...DEFAULT_KEY_SCOPES];
     const key = await ctx.call(QuotaSubjects.keys.create, { accountId: ctx.params.accountId, keyHash: hashApiKey(apiKey), scopes });
-    return success({ keyId: key.keyId, apiKey });
+    return success({ keyId: key.keyId, scopes: key.scopes, apiKey });
   });
 
   defineRoute(app, ADMIN_ENDPOINTS.revokeKey, async (ctx) => {

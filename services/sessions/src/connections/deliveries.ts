@@ -58,7 +58,7 @@ export class Deliveries {
     }
     if (connection.phase !== 'linked') throw new SessionNotConnected('pending');
     const reply = { ...(await this.send(connection.driver, command)), ...(connection.phone ? { from: connection.phone } : {}) };
-    await this.sent.record({ accountId: command.accountId, sessionId: command.sessionId, messageId: reply.messageId, networkMessageId: reply.networkMessageId, sentAt: reply.sentAt }).catch((error: unknown) => {
+    await this.sent.record({ accountId: command.accountId, sessionId: command.sessionId, ...reply }).catch((error: unknown) => {
       // The message is on the network either way; unrecorded, a redelivery would repeat it (shown once).
       this.logger?.error({ err: error, messageId: command.messageId }, 'acknowledged send not recorded in the sent log');
     });
@@ -91,7 +91,7 @@ export class Deliveries {
 }
 
 function replyOf(record: SentRecord): DeliverMessageReply {
-  return { messageId: record.messageId, networkMessageId: record.networkMessageId, sentAt: record.sentAt };
+  return { messageId: record.messageId, networkMessageId: record.networkMessageId, sentAt: record.sentAt, ...(record.from ? { from: record.from } : {}) };
 }
 
 async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, media: MediaSource): Promise<SentMessage> {

@@ -9,6 +9,8 @@ export interface SentRecord {
   networkMessageId: string;
   /** When the network acknowledged it (ISO 8601). */
   sentAt: string;
+  /** The session's linked number that sent it, when known. */
+  from?: string | undefined;
 }
 
 /**

@@ -10,7 +10,8 @@ CREATE TABLE IF NOT EXISTS sent_messages (
   session_id         TEXT    NOT NULL,
   network_message_id TEXT    NOT NULL,
   sent_at            TEXT    NOT NULL,
-  recorded_at        INTEGER NOT NULL
+  recorded_at        INTEGER NOT NULL,
+  from_phone         TEXT
 );
 CREATE INDEX IF NOT EXISTS sent_messages_by_age ON sent_messages (recorded_at);`;
 
@@ -35,19 +36,20 @@ export class SqliteSentLog implements SentLog {
     private readonly now: () => number = Date.now,
   ) {
     this.#db = openSqliteDatabase(path, SCHEMA);
+    addSenderColumn(this.#db);
     this.#insert = this.#db.prepare(
-      'INSERT INTO sent_messages (message_id, account_id, session_id, network_message_id, sent_at, recorded_at) ' +
-        'VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (message_id) DO NOTHING',
+      'INSERT INTO sent_messages (message_id, account_id, session_id, network_message_id, sent_at, recorded_at, from_phone) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (message_id) DO NOTHING',
     );
     this.#select = this.#db.prepare(
-      'SELECT network_message_id, sent_at FROM sent_messages WHERE message_id = ? AND account_id = ? AND session_id = ?',
+      'SELECT network_message_id, sent_at, from_phone FROM sent_messages WHERE message_id = ? AND account_id = ? AND session_id = ?',
     );
     this.#forget = this.#db.prepare(
       'DELETE FROM sent_messages WHERE message_id IN (SELECT message_id FROM sent_messages WHERE recorded_at < ? LIMIT ?)',
     );
     this.#writes = new TurnBatchedWrites(this.#db, (records) => {
       const recordedAt = this.now();
-      for (const sent of records) this.#insert.run(sent.messageId, sent.accountId, sent.sessionId, sent.networkMessageId, sent.sentAt, recordedAt);
+      for (const sent of records) this.#insert.run(sent.messageId, sent.accountId, sent.sessionId, sent.networkMessageId, sent.sentAt, recordedAt, sent.from ?? null);
     });
   }
 
@@ -56,8 +58,8 @@ export class SqliteSentLog implements SentLog {
   }
 
   async find(accountId: string, sessionId: string, messageId: string): Promise<SentRecord | undefined> {
-    const row = this.#select.get(messageId, accountId, sessionId) as { network_message_id: string; sent_at: string } | undefined;
-    return row && { accountId, sessionId, messageId, networkMessageId: row.network_message_id, sentAt: row.sent_at };
+    const row = this.#select.get(messageId, accountId, sessionId) as { network_message_id: string; sent_at: string; from_phone: string | null } | undefined;
+    return row && { accountId, sessionId, messageId, networkMessageId: row.network_message_id, sentAt: row.sent_at, ...(row.from_phone ? { from: row.from_phone } : {}) };
   }
 
   async forgetBefore(cutoff: Date): Promise<number> {
@@ -76,4 +78,10 @@ export class SqliteSentLog implements SentLog {
     this.#writes.flush();
     this.#db.close();
   }
+}
+
+/** Files written before the sender was kept get its column (records from then on carry it). */
+function addSenderColumn(db: DatabaseSync): void {
+  const columns = db.prepare('PRAGMA table_info(sent_messages)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'from_phone')) db.exec('ALTER TABLE sent_messages ADD COLUMN from_phone TEXT');
 }
