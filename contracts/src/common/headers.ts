@@ -14,6 +14,8 @@ export type IdempotencyKey = z.infer<typeof IdempotencyKey>;
 export const HTTP_HEADERS = {
   requestId: 'x-request-id',
   idempotencyKey: 'idempotency-key',
+  /** `true` on an answer replayed for a repeated Idempotency-Key (nothing was done again). */
+  idempotentReplayed: 'idempotent-replayed',
   retryAfter: 'retry-after',
   rateLimitLimit: 'ratelimit-limit',
   rateLimitRemaining: 'ratelimit-remaining',

@@ -25,7 +25,7 @@ function prefixedId(kind: IdKind, example: string) {
   const prefix = ID_PREFIX[kind];
   return z
     .string()
-    .regex(idPattern(kind), `must be a ${kind} id: "${prefix}" followed by a 26-character ULID, e.g. "${example}"`)
+    .regex(idPattern(kind), `must be ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} id: "${prefix}" followed by a 26-character ULID, e.g. "${example}"`)
     .meta({ example });
 }
 

@@ -96,11 +96,11 @@ describe('validation details', () => {
     const result = Body.safeParse({ a: 'too long', items: [{ t: 'ok' }, { t: 1, u: 2 }], b: 1, c: 2 });
     expect(result.success).toBe(false);
     expect(validationIssues(result.error!).map((d) => [d.path, d.message])).toEqual([
-      ['a', 'Too big: expected string to have <=1 characters'],
-      ['items.1.t', 'Invalid input: expected string, received number'],
-      ['items.1.u', 'Unknown field'],
-      ['b', 'Unknown field'],
-      ['c', 'Unknown field'],
+      ['a', 'a must be at most 1 character'],
+      ['items.1.t', 'items.1.t must be a string'],
+      ['items.1.u', 'items.1.u is not a known field'],
+      ['b', 'b is not a known field'],
+      ['c', 'c is not a known field'],
     ]);
   });
 
@@ -108,6 +108,22 @@ describe('validation details', () => {
     const error = validationError(z.object({ limit: z.number() }).safeParse({}).error!, 'query');
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.httpStatus).toBe(400);
-    expect(error.details).toEqual([{ path: 'query.limit', message: 'Invalid input: expected number, received undefined' }]);
+    expect(error.details).toEqual([{ path: 'query.limit', message: 'limit is required' }]);
+  });
+
+  it.each([
+    [z.object({ to: z.string() }), {}, 'to is required'],
+    [z.object({ name: z.string().max(20) }), { name: 'x'.repeat(21) }, 'name must be at most 20 characters'],
+    [z.object({ name: z.string().min(1) }), { name: '' }, 'name must not be empty'],
+    [z.object({ options: z.array(z.string()).min(2) }), { options: ['a'] }, 'options must have at least 2 items'],
+    [z.object({ n: z.number().int().max(10) }), { n: 11 }, 'n must be at most 10'],
+    [z.object({ n: z.number().int() }), { n: 1.5 }, 'n must be a whole number'],
+    [z.object({ plan: z.enum(['free', 'basic']) }), { plan: 'gold' }, 'plan must be one of "free", "basic"'],
+    [z.object({ ok: z.boolean() }), { ok: 'yes' }, 'ok must be true or false'],
+    [z.object({ to: z.string().regex(/^\d+$/, 'must be digits only') }), { to: '+1' }, 'to must be digits only'],
+    [z.object({ caption: z.string().max(3, 'caption must be short') }), { caption: 'long' }, 'caption must be short'],
+  ] as const)('says in words what is wrong: %#', (schema, input, message) => {
+    const result = (schema as z.ZodType).safeParse(input);
+    expect(validationIssues(result.error!).map((d) => d.message)).toEqual([message]);
   });
 });

@@ -5,6 +5,7 @@ import { Phone } from '../common/phone.js';
 import { IsoTimestamp } from '../common/time.js';
 import { MessageContent, Sha256Hex } from '../messages/content.js';
 import { SessionName, SessionStatus } from './status.js';
+import { CreateSessionResult } from './http.js';
 
 // Bus requests handled by the sessions service. Every request names the account it acts for;
 // a session of another account answers SESSION_NOT_FOUND, never FORBIDDEN.
@@ -21,6 +22,10 @@ export const CreateSessionCommand = z.object({
   idempotency: IdempotencyRef.optional(),
 });
 export type CreateSessionCommand = z.infer<typeof CreateSessionCommand>;
+
+/** Reply of sb.v1.sessions.create: the HTTP result, and `replayed` when a repeated Idempotency-Key found it. */
+export const CreateSessionReply = CreateSessionResult.extend({ replayed: z.boolean().optional() });
+export type CreateSessionReply = z.infer<typeof CreateSessionReply>;
 
 /** sb.v1.sessions.get / .qr / .delete */
 export const SessionRef = z.object({ accountId: AccountId, sessionId: SessionId });

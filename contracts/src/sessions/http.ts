@@ -16,10 +16,7 @@ export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 export const SessionIdParams = z.object({ sessionId: SessionId });
 export type SessionIdParams = z.infer<typeof SessionIdParams>;
 
-/**
- * GET /v1/sessions query. Unknown query parameters are ignored (unlike bodies): caches and
- * proxies add their own, and ignoring them cannot change what the call does.
- */
+/** GET /v1/sessions query. Unknown query parameters are refused (400), like unknown body fields. */
 export const ListSessionsQuery = z.object({
   limit: ListLimit,
   offset: ListOffset,

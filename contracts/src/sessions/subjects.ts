@@ -1,7 +1,8 @@
 import { defineSubject } from '../bus/subject.js';
-import { CreateSessionResult, ListSessionsResult, SessionQrResult, SessionView } from './http.js';
+import { ListSessionsResult, SessionQrResult, SessionView } from './http.js';
 import {
   CreateSessionCommand,
+  CreateSessionReply,
   DeleteSessionReply,
   DeliverMessageCommand,
   DeliverMessageReply,
@@ -11,7 +12,7 @@ import {
 
 /** Request/reply subjects of the sessions service (queue group `sb.v1.sessions`). */
 export const SessionsSubjects = {
-  create: defineSubject('sb.v1.sessions.create', CreateSessionCommand, CreateSessionResult),
+  create: defineSubject('sb.v1.sessions.create', CreateSessionCommand, CreateSessionReply),
   get: defineSubject('sb.v1.sessions.get', SessionRef, SessionView),
   list: defineSubject('sb.v1.sessions.list', ListSessionsRequest, ListSessionsResult),
   delete: defineSubject('sb.v1.sessions.delete', SessionRef, DeleteSessionReply),

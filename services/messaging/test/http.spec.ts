@@ -100,6 +100,12 @@ describe('POST /v1/messages/* and GET /v1/messages/{id} over HTTP', () => {
     const again = await http('POST', '/v1/messages/text', key, { text: 'once', sessionId, to: contact }, headers);
     expect(again.status).toBe(first.status);
     expect(again.body).toEqual(first.body);
+    expect([first.headers.get('idempotent-replayed'), again.headers.get('idempotent-replayed')]).toEqual([null, 'true']);
+    const sessionHeaders = { 'idempotency-key': `session-${newMessageId()}` };
+    const created = await http('POST', '/v1/sessions', key, {}, sessionHeaders);
+    const createdAgain = await http('POST', '/v1/sessions', key, {}, sessionHeaders);
+    expect(createdAgain.body.data?.['sessionId']).toBe(created.body.data?.['sessionId']);
+    expect([created.headers.get('idempotent-replayed'), createdAgain.headers.get('idempotent-replayed')]).toEqual([null, 'true']);
     const other = await http('POST', '/v1/messages/text', key, { sessionId, to: contact, text: 'twice?' }, headers);
     expect(other.status).toBe(409);
     expect(other.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });

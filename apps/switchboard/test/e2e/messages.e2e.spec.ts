@@ -121,6 +121,10 @@ describe.each<Mode>(['embedded', 'distributed'])('message endpoints over HTTP (%
     const refused = await api.post('/v1/messages/text', { sessionId, to: offNetwork, text: 'hi' });
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('RECIPIENT_NOT_ON_CHAT_NETWORK');
+    // The message got an id before it failed: the answer names it, and its status is readable.
+    const failedId = refused.body.error.details.messageId;
+    expect(failedId).toMatch(/^msg_/);
+    expect((await status(failedId)).body.data).toMatchObject({ messageId: failedId, status: 'failed', error: { code: 'RECIPIENT_NOT_ON_CHAT_NETWORK' } });
     const pending = await api.post('/v1/sessions', {});
     const notConnected = await api.post('/v1/messages/text', { sessionId: pending.body.data.sessionId, to: newPhone('1666'), text: 'hi' });
     expect(notConnected.status).toBe(409);

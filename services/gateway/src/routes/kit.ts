@@ -2,7 +2,7 @@ import { ApiError, pathsOf, validationError } from '@switchboard/contracts';
 import type { ApiKeyScope, EndpointContract, ReplyOf, RequestInput, SubjectContract, ValidationIssue } from '@switchboard/contracts';
 import type { SwitchboardConfig } from '@switchboard/service-kit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { hasScope } from '../auth/principal.js';
 import type { Principal } from '../auth/principal.js';
 import { ContractViolationError, callService } from '../http/call-service.js';
@@ -120,11 +120,28 @@ export function validateInput(endpoint: EndpointContract, request: Pick<FastifyR
   };
   const input = {
     params: check(endpoint.params, request.params, 'params'),
-    query: check(endpoint.query, request.query, 'query'),
+    query: check(strictQuery(endpoint.query), request.query ?? {}, 'query'),
     body: check(endpoint.body, request.body ?? {}),
   };
   if (issues.length > 0) throw new ApiError('VALIDATION_ERROR', undefined, issues);
   return input;
+}
+
+const NO_QUERY = z.object({}).strict();
+const strictQueries = new WeakMap<z.ZodType, z.ZodType>();
+
+/**
+ * Unknown query parameters are refused like unknown body fields (a typo such as `?limt=5` would
+ * otherwise be silently ignored); an endpoint without a query takes none.
+ */
+function strictQuery(schema: z.ZodType | undefined): z.ZodType {
+  if (schema === undefined) return NO_QUERY;
+  let strict = strictQueries.get(schema);
+  if (!strict) {
+    strict = schema instanceof z.ZodObject ? schema.strict() : schema;
+    strictQueries.set(schema, strict);
+  }
+  return strict;
 }
 
 function routeContext(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, input: Input): RouteContext<EndpointContract> {

@@ -61,6 +61,7 @@ async function sendMessage(ctx: RouteContext<SendEndpoint>, subject: SendSubject
     throw error;
   }
   if (reply.usage) setRateLimit(ctx.reply, reply.usage);
+  if (reply.replayed) ctx.reply.header(HTTP_HEADERS.idempotentReplayed, 'true');
   if (reply.status === 'pending') ctx.reply.code(202);
   const { messageId, status, timestamp, mediaType } = reply;
   return success({ messageId, status, timestamp, ...(mediaType ? { mediaType } : {}) }) as never;

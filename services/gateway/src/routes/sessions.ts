@@ -1,4 +1,4 @@
-import { CREATE_SESSION_KIND, SESSION_ENDPOINTS, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
+import { CREATE_SESSION_KIND, HTTP_HEADERS, SESSION_ENDPOINTS, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
 import type { FastifyInstance } from 'fastify';
 import { idempotencyOf } from '../http/idempotency.js';
 import { defineRoute } from './kit.js';
@@ -14,7 +14,9 @@ export function registerSessionRoutes(app: FastifyInstance): void {
     // A retried create (after a 504, say) with the same key answers for the first session.
     const idempotency = idempotencyOf(ctx.request, ctx.body, CREATE_SESSION_KIND) ?? undefined;
     const command = { accountId: ctx.accountId, name: ctx.body.name, idempotency };
-    return success(await ctx.call(SessionsSubjects.create, command, { timeoutMs: CREATE_TIMEOUT_MS }));
+    const { replayed, ...created } = await ctx.call(SessionsSubjects.create, command, { timeoutMs: CREATE_TIMEOUT_MS });
+    if (replayed) ctx.reply.header(HTTP_HEADERS.idempotentReplayed, 'true');
+    return success(created);
   });
 
   defineRoute(app, SESSION_ENDPOINTS.list, async (ctx) =>

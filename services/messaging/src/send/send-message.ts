@@ -102,7 +102,7 @@ export class SendPipeline {
     // Past the deadline nobody awaits it: an unexpected error is logged, and recovery retries.
     delivery.catch((error: unknown) => this.o.logger.error({ messageId: state.messageId, err: error }, 'delivery stopped unexpectedly'));
     const outcome = await withinDeadline(delivery, answerBy - Date.now());
-    if (outcome !== null && outcome.status === 'failed') throw outcome.error;
+    if (outcome !== null && outcome.status === 'failed') throw withMessageId(outcome.error, state.messageId);
     const mediaType = state.content.type === 'media' ? { mediaType: state.content.media.mediaType } : {};
     return {
       messageId: state.messageId,
@@ -169,4 +169,14 @@ async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | null
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A send that failed after its message got an id says which (`details.messageId`): its status and
+ * history stay readable under it, and a retry with the same Idempotency-Key finds it.
+ */
+function withMessageId(error: ApiError, messageId: string): ApiError {
+  const details = error.details;
+  if (Array.isArray(details)) return error;
+  return new ApiError(error.code, error.message, { ...(details ?? {}), messageId });
 }

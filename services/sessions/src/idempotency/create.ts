@@ -1,5 +1,5 @@
 import { ApiError } from '@switchboard/contracts';
-import type { CreateSessionCommand, CreateSessionResult } from '@switchboard/contracts';
+import type { CreateSessionCommand, CreateSessionReply, CreateSessionResult } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import { newSessionId } from '../connections/connection-manager.js';
 import type { ConnectionManager } from '../connections/connection-manager.js';
@@ -27,22 +27,22 @@ export class IdempotentCreate {
     private readonly logger: Logger,
   ) {}
 
-  async create(command: CreateSessionCommand): Promise<CreateSessionResult> {
+  async create(command: CreateSessionCommand): Promise<CreateSessionReply> {
     const { accountId, idempotency } = command;
     const name = command.name ?? null;
     if (!idempotency) return this.manager.create(accountId, name, newSessionId());
     const claim = await this.keys.claim(accountId, idempotency, newSessionId());
     if (claim.kind === 'claim') return this.createOnce(accountId, name, idempotency.keyHash, claim.event.data.sessionId);
     const running = this.inFlight.get(claim.sessionId);
-    if (running) return running;
+    if (running) return { ...(await running), replayed: true };
     const again = await this.manager.answerAgain({ accountId, sessionId: claim.sessionId });
-    if (again) return again;
+    if (again) return { ...again, replayed: true };
     if (this.clock().getTime() - Date.parse(claim.claimedAt) < RECORDING_GRACE_MS) {
       throw new ApiError('SERVICE_UNAVAILABLE', 'The session for this Idempotency-Key is still being created; retry shortly.');
     }
     // Claimed, never recorded, not running here: its process stopped in between. Slot and session
     // are both idempotent per session id, so finishing the create with the bound id takes nothing twice.
-    return this.createOnce(accountId, name, idempotency.keyHash, claim.sessionId);
+    return { ...(await this.createOnce(accountId, name, idempotency.keyHash, claim.sessionId)), replayed: true };
   }
 
   /** Runs the create once per session id here; a failure frees the key (the client got an error). */
