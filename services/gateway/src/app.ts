@@ -85,7 +85,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   app.setNotFoundHandler((request, reply) => sendError(reply, new ApiError('ROUTE_NOT_FOUND'), request.id, request.log));
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request.id, request.log));
   registerHealthRoutes(app);
-  registerDocsRoutes(app);
+  await registerDocsRoutes(app);
   registerMetricsRoute(app);
   for (const register of [...ROUTE_MODULES, ...(options.routes ?? [])]) register(app);
   return app;

@@ -1,14 +1,55 @@
+import { createHash } from 'node:crypto';
+import scalarApiReference from '@scalar/fastify-api-reference';
 import { pathsOf } from '@switchboard/contracts';
 import type { FastifyInstance } from 'fastify';
-import { DOCS_CSP, renderDocsPage } from '../openapi/docs-page.js';
 import { DOCS_PATH, OPENAPI_PATH, buildOpenApiDocument } from '../openapi/document.js';
 
-/** `/v1/openapi.json` (also under `/api`) and the `/docs` page; no key needed for either. */
-export function registerDocsRoutes(app: FastifyInstance): void {
+/**
+ * What the docs page may load: its own script (and its inline start-up, by hash) and the API it
+ * tries requests against, nothing from anywhere else (it works offline and behind any firewall).
+ * Scalar styles itself inline.
+ */
+export const docsCsp = (inlineScriptHashes: readonly string[]) => [
+  "default-src 'none'",
+  ["script-src 'self'", ...inlineScriptHashes.map((hash) => `'sha256-${hash}'`)].join(' '),
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The SHA-256 (base64) of each inline script of an HTML page, for its CSP. */
+export function inlineScriptHashes(html: string): string[] {
+  return [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)].map((m) => createHash('sha256').update(m[1]!).digest('base64'));
+}
+
+/**
+ * `/v1/openapi.json` (also under `/api`) and the interactive `/docs` page (Scalar, served from the
+ * project's own dependencies: its script at `/docs/js/scalar.js`, no CDN, no web fonts), whose
+ * "Test Request" calls this server with the key the reader enters. No key needed for either.
+ */
+export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
   const document = buildOpenApiDocument();
-  const page = renderDocsPage(document);
   for (const url of pathsOf(OPENAPI_PATH)) app.get(url, async () => document);
-  app.get(DOCS_PATH, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CSP).send(page),
-  );
+  // In a context of its own, so that the CSP hook sees the docs routes only.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('content-security-policy', docsCsp(typeof payload === 'string' ? inlineScriptHashes(payload) : []));
+      return payload;
+    });
+    await docs.register(scalarApiReference, {
+      routePrefix: DOCS_PATH,
+      // The page reads the document from the gateway's own endpoint (one document, one place).
+      configuration: {
+        url: OPENAPI_PATH,
+        withDefaultFonts: false,
+        hideClientButton: true,
+        telemetry: false,
+        metaData: { title: String((document['info'] as { title: string }).title) },
+      },
+    });
+  });
 }
