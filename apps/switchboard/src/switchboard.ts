@@ -73,7 +73,7 @@ export async function startSwitchboard(options: StartSwitchboardOptions = {}): P
 
 async function startEmbeddedEmulator(config: SwitchboardConfig): Promise<RunningEmulator | undefined> {
   if (config.chatNetwork !== 'emulator' || config.emulatorUrl) return undefined;
-  return startEmulator({ controlPort: config.emulatorControlPort, addressing: config.emulatorAddressing, dataDir: join(config.dataDir, 'emulator') });
+  return startEmulator({ port: config.emulatorPort, controlPort: config.emulatorControlPort, addressing: config.emulatorAddressing, dataDir: join(config.dataDir, 'emulator') });
 }
 
 /** Quota first (sessions reserve slots, the gateway authenticates), then sessions, messaging, events. */

@@ -47,6 +47,8 @@ const ConfigSchema = z.object({
   SWITCHBOARD_CHAT_NETWORK: variable(oneOf(['whatsapp', 'emulator']).default('whatsapp')),
   SWITCHBOARD_EMULATOR_URL: variable(LoopbackWsUrl.optional()),
   SWITCHBOARD_EMULATOR_CONTROL_PORT: variable(Port.default(8090)),
+  // The in-process emulator's WebSocket port (0: any free port, printed at start).
+  SWITCHBOARD_EMULATOR_PORT: variable(Port.default(0)),
   // How the in-process emulator's contacts name themselves as senders (the real network: by LID).
   SWITCHBOARD_EMULATOR_ADDRESSING: variable(oneOf(['lid', 'pn']).default('lid')),
   SWITCHBOARD_SECRET_KEY: variable(SecretKey.optional()),
@@ -81,6 +83,8 @@ export interface SwitchboardConfig {
   chatNetwork: 'whatsapp' | 'emulator';
   emulatorUrl: string | undefined;
   emulatorControlPort: number;
+  /** WebSocket port of an in-process emulator; 0 = any free port. */
+  emulatorPort: number;
   /** Senders of an in-process emulator's contacts: by LID (number beside it) or by phone number. */
   emulatorAddressing: 'lid' | 'pn';
   secretKey: string | undefined;
@@ -146,6 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chatNetwork: c.SWITCHBOARD_CHAT_NETWORK,
     emulatorUrl: c.SWITCHBOARD_EMULATOR_URL,
     emulatorControlPort: c.SWITCHBOARD_EMULATOR_CONTROL_PORT,
+    emulatorPort: c.SWITCHBOARD_EMULATOR_PORT,
     emulatorAddressing: c.SWITCHBOARD_EMULATOR_ADDRESSING,
     secretKey: c.SWITCHBOARD_SECRET_KEY,
     bootstrapApiKey: c.SWITCHBOARD_BOOTSTRAP_API_KEY,

@@ -10,6 +10,7 @@ export function portVariablesOf(env: Record<string, string | undefined>): PortVa
     const ports: [number | undefined, string][] = [
       [config.metricsPort, 'SWITCHBOARD_METRICS_PORT'],
       [config.emulatorControlPort, 'SWITCHBOARD_EMULATOR_CONTROL_PORT'],
+      [config.emulatorPort || undefined, 'SWITCHBOARD_EMULATOR_PORT'],
       [config.port, 'SWITCHBOARD_PORT'],
     ];
     return new Map(ports.filter((entry): entry is [number, string] => entry[0] !== undefined));

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/processes.js';
@@ -23,5 +23,19 @@ describe("the README's dependency tables", () => {
     }
     const documented = documentedPackages();
     expect([...runtime].filter((name) => !documented.has(name)).sort()).toEqual([]);
+  });
+});
+
+describe("the README's links", () => {
+  it('point at files inside the repository that exist (a fresh clone has nothing beside it)', () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^(https?:|mailto:|#)/.test(target));
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) {
+      const path = resolve(REPO_ROOT, target.split('#')[0]!);
+      expect(relative(REPO_ROOT, path).startsWith('..'), target).toBe(false);
+      expect(existsSync(path), target).toBe(true);
+    }
+    expect(readme).not.toMatch(/\.\.\/shared\//);
   });
 });

@@ -47,6 +47,7 @@ describe('a start that cannot go ahead says why and creates nothing (embedded, a
       SWITCHBOARD_CHAT_NETWORK: 'emulator',
       SWITCHBOARD_PORT: String(await closedLoopbackPort()),
       SWITCHBOARD_EMULATOR_CONTROL_PORT: String(await closedLoopbackPort()),
+      SWITCHBOARD_EMULATOR_PORT: String(await closedLoopbackPort()),
     };
   });
   afterEach(async () => {
@@ -82,6 +83,7 @@ describe('a start that cannot go ahead says why and creates nothing (embedded, a
     held.length = 0;
 
     const first = await start(base);
+    expect(first.stdout).toContain(`Chat network emulator: ws://127.0.0.1:${base['SWITCHBOARD_EMULATOR_PORT']}/ws/chat, control API http://127.0.0.1:${base['SWITCHBOARD_EMULATOR_CONTROL_PORT']}`);
     expect(first.stdout).toMatch(/First start: account acc_\w+ was created\. Its API key \(shown once\):\n\n {2}sbk_/);
     const second = await start(base);
     expect(second.stdout).not.toMatch(/sbk_/);
