@@ -20,8 +20,11 @@ export type AccountName = z.infer<typeof AccountName>;
 export const CreateAccountBody = z.object({ name: AccountName.optional(), plan: Plan }).strict();
 export type CreateAccountBody = z.infer<typeof CreateAccountBody>;
 
-/** PATCH /v1/admin/accounts/{accountId}: only the plan can change; applies to the next request. */
-export const PatchAccountBody = z.object({ plan: Plan }).strict();
+/** PATCH /v1/admin/accounts/{accountId}: the plan (applies to the next request), the name, or both. */
+export const PatchAccountBody = z
+  .object({ plan: Plan.optional(), name: AccountName.optional() })
+  .strict()
+  .refine((body) => body.plan !== undefined || body.name !== undefined, { message: 'give plan, name or both' });
 export type PatchAccountBody = z.infer<typeof PatchAccountBody>;
 
 /** POST /v1/admin/accounts/{accountId}/keys: body optional; scopes default to `["api"]`. */

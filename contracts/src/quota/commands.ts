@@ -84,6 +84,10 @@ export type ListAccountsReply = z.infer<typeof ListAccountsReply>;
 export const SetPlanCommand = z.object({ accountId: AccountId, plan: Plan });
 export type SetPlanCommand = z.infer<typeof SetPlanCommand>;
 
+/** sb.v1.quota.accounts.rename: answers with the account as it now is. */
+export const RenameAccountCommand = z.object({ accountId: AccountId, name: AccountName });
+export type RenameAccountCommand = z.infer<typeof RenameAccountCommand>;
+
 /** sb.v1.quota.keys.create */
 export const CreateKeyCommand = z.object({ accountId: AccountId, keyHash: ApiKeyHash, scopes: ApiKeyScopes });
 export type CreateKeyCommand = z.infer<typeof CreateKeyCommand>;

@@ -29,6 +29,15 @@ export const PlanChanged = defineEvent('PlanChanged', 1, {
 });
 export type PlanChanged = z.infer<typeof PlanChanged>;
 
+/** The account's label changed (it names nothing else: ids, keys and history stay). */
+export const AccountRenamed = defineEvent('AccountRenamed', 1, {
+  accountId: AccountId,
+  from: AccountName.nullable(),
+  to: AccountName,
+  renamedAt: IsoTimestamp,
+});
+export type AccountRenamed = z.infer<typeof AccountRenamed>;
+
 /** A key was issued. Only its SHA-256 is recorded (see ApiKeyHash); the secret is never stored. */
 export const ApiKeyIssued = defineEvent('ApiKeyIssued', 1, {
   accountId: AccountId,
@@ -86,6 +95,7 @@ export type DailyQuotaRefunded = z.infer<typeof DailyQuotaRefunded>;
 export const ACCOUNT_EVENTS = [
   AccountOpened,
   PlanChanged,
+  AccountRenamed,
   ApiKeyIssued,
   ApiKeyRevoked,
   SessionSlotReserved,

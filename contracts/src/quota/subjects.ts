@@ -14,6 +14,7 @@ import {
   ListKeysReply,
   RefundDailyReply,
   RefundDailyRequest,
+  RenameAccountCommand,
   ReleaseSessionReply,
   ReserveDailyRequest,
   ReserveSessionReply,
@@ -35,6 +36,7 @@ export const QuotaSubjects = {
     get: defineSubject('sb.v1.quota.accounts.get', AccountRef, AccountView),
     list: defineSubject('sb.v1.quota.accounts.list', ListAccountsRequest, ListAccountsReply),
     setPlan: defineSubject('sb.v1.quota.accounts.setPlan', SetPlanCommand, AccountView),
+    rename: defineSubject('sb.v1.quota.accounts.rename', RenameAccountCommand, AccountView),
   },
   keys: {
     create: defineSubject('sb.v1.quota.keys.create', CreateKeyCommand, ApiKeyView),

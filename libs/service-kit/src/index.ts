@@ -26,4 +26,4 @@ export { feedWaker } from './feed-waker.js';
 export { readFeedPage } from './feed-page.js';
 export type { PublicEventMapper } from './feed-page.js';
 export { SecretCipher, SecretDecryptionError } from './secrets/cipher.js';
-export { InvalidSecretKeyError, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey, SECRET_KEY_FILE } from './secrets/secret-key.js';
+export { InvalidSecretKeyError, KEY_CHECK_FILE, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey, SECRET_KEY_FILE, SecretKeyMismatchError } from './secrets/secret-key.js';

@@ -124,6 +124,18 @@ describe('with the real quota service', () => {
     expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
   });
 
+  it('renames an account, changes its plan, or both in one PATCH; an empty PATCH is 400', async () => {
+    const [a, b] = gateways;
+    const { accountId } = await createAccount(a, 'free');
+    const renamed = await a.inject({ method: 'PATCH', url: `/v1/admin/accounts/${accountId}`, headers: bearer(ADMIN_KEY), payload: { name: 'Renamed Ltd' } });
+    expect([renamed.statusCode, renamed.json().data]).toEqual([200, expect.objectContaining({ accountId, name: 'Renamed Ltd', plan: 'free' })]);
+    const both = await a.inject({ method: 'PATCH', url: `/v1/admin/accounts/${accountId}`, headers: bearer(ADMIN_KEY), payload: { name: 'Both', plan: 'basic' } });
+    expect(both.json().data).toMatchObject({ name: 'Both', plan: 'basic' });
+    expect((await get(b, `/v1/admin/accounts/${accountId}`, ADMIN_KEY)).json().data).toMatchObject({ name: 'Both', plan: 'basic' });
+    const empty = await a.inject({ method: 'PATCH', url: `/v1/admin/accounts/${accountId}`, headers: bearer(ADMIN_KEY), payload: {} });
+    expect([empty.statusCode, empty.json().error.details]).toEqual([400, [{ path: '', message: 'give plan, name or both' }]]);
+  });
+
   it('answers 404 for unknown accounts and keys', async () => {
     const [a] = gateways;
     const account = await get(a, '/v1/admin/accounts/acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', ADMIN_KEY);

@@ -90,6 +90,16 @@ describe('a start that cannot go ahead says why and creates nothing (embedded, a
     expect(second.stdout).toContain(`Accounts exist in ${dataDir}; the first key was shown on the first start only. A new key: npx switchboard keys create acc_00000000000000000000000000`);
   });
 
+  it('refuses a data dir whose secrets were sealed with another key (npm start generated one, then another is given)', async () => {
+    await start(base);
+    const other = await start({ ...base, SWITCHBOARD_SECRET_KEY: 'ab'.repeat(32) });
+    expect(other.code).toBe(1);
+    expect(other.stderr.trim().split('\n')).toEqual([
+      `switchboard: SWITCHBOARD_SECRET_KEY: ${join(dataDir, 'sessions')} holds secrets sealed with another key; start with the key it was made with, or give this key its own SWITCHBOARD_DATA_DIR`,
+    ]);
+    expect((await start(base)).code).toBe(0);
+  });
+
   it('says so when SWITCHBOARD_BOOTSTRAP_API_KEY is ignored because the data dir already has accounts', async () => {
     await start(base);
     const again = await start({ ...base, SWITCHBOARD_BOOTSTRAP_API_KEY: `sbk_${'k'.repeat(40)}` });

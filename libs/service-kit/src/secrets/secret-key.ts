@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '@switchboard/eventstore';
+import { SecretCipher } from './cipher.js';
 
 const KEY_BYTES = 32;
 /** Where the embedded mode keeps a generated key when `SWITCHBOARD_SECRET_KEY` is unset. */
@@ -39,9 +40,53 @@ export function loadOrCreateSecretKey(dataDir: string): Buffer {
   return parseSecretKey(readFileSync(path, 'utf8'));
 }
 
-/** `SWITCHBOARD_SECRET_KEY` when set; otherwise the embedded mode's generated key file. */
+/** The data dir's secrets were sealed with another key: starting would leave them unreadable. */
+export class SecretKeyMismatchError extends Error {
+  override readonly name = 'SecretKeyMismatchError';
+  constructor(dataDir: string) {
+    super(`SWITCHBOARD_SECRET_KEY: ${dataDir} holds secrets sealed with another key; start with the key it was made with, or give this key its own SWITCHBOARD_DATA_DIR`);
+  }
+}
+
+/** A value sealed with the dir's key at its first start: any later start must be able to open it. */
+export const KEY_CHECK_FILE = 'secret-key-check';
+const KEY_CHECK_AAD = 'switchboard secret-key check';
+
+/**
+ * `SWITCHBOARD_SECRET_KEY` when set; otherwise the embedded mode's generated key file. Refused
+ * (`SecretKeyMismatchError`) when the data dir's secrets were sealed with another key.
+ */
 export function resolveSecretKey(options: { configured: string | undefined; dataDir: string; embedded: boolean }): Buffer {
-  if (options.configured) return parseSecretKey(options.configured);
-  if (!options.embedded) throw new InvalidSecretKeyError('required in distributed mode and not set');
-  return loadOrCreateSecretKey(options.dataDir);
+  let key: Buffer;
+  if (options.configured) key = parseSecretKey(options.configured);
+  else if (!options.embedded) throw new InvalidSecretKeyError('required in distributed mode and not set');
+  else key = loadOrCreateSecretKey(options.dataDir);
+  assertKeyOfDataDir(key, options.dataDir);
+  return key;
+}
+
+/**
+ * Opens the dir's check value with `key`, or writes it on a first start. A dir from before the
+ * check has none: a key generated into it is then the one its secrets were sealed with.
+ */
+function assertKeyOfDataDir(key: Buffer, dataDir: string): void {
+  const cipher = new SecretCipher(key);
+  const check = join(dataDir, KEY_CHECK_FILE);
+  if (!existsSync(check)) {
+    const generated = join(dataDir, SECRET_KEY_FILE);
+    if (existsSync(generated) && !parseSecretKey(readFileSync(generated, 'utf8')).equals(key)) throw new SecretKeyMismatchError(dataDir);
+    ensurePrivateDir(dataDir);
+    try {
+      writeFileSync(check, cipher.seal(Buffer.from(KEY_CHECK_AAD), KEY_CHECK_AAD), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+      return;
+    } catch (error) {
+      // Another process starting beside this one wrote it first: check against that one.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  try {
+    cipher.open(readFileSync(check), KEY_CHECK_AAD);
+  } catch {
+    throw new SecretKeyMismatchError(dataDir);
+  }
 }

@@ -40,9 +40,13 @@ export function registerAdminRoutes(app: FastifyInstance): void {
     success(await ctx.call(QuotaSubjects.accounts.get, { accountId: ctx.params.accountId })),
   );
 
-  defineRoute(app, ADMIN_ENDPOINTS.patchAccount, async (ctx) =>
-    success(await ctx.call(QuotaSubjects.accounts.setPlan, { accountId: ctx.params.accountId, plan: ctx.body.plan })),
-  );
+  defineRoute(app, ADMIN_ENDPOINTS.patchAccount, async (ctx) => {
+    const { accountId } = ctx.params;
+    const { plan, name } = ctx.body;
+    let account = name === undefined ? undefined : await ctx.call(QuotaSubjects.accounts.rename, { accountId, name });
+    if (plan !== undefined) account = await ctx.call(QuotaSubjects.accounts.setPlan, { accountId, plan });
+    return success(account!);
+  });
 
   defineRoute(app, ADMIN_ENDPOINTS.createKey, async (ctx) => {
     refuseIdempotencyKey(ctx.request, ONE_TIME_SECRET);

@@ -9,6 +9,7 @@ import type { Account, OpenAccount } from './state.js';
 export type AccountCommand =
   | { type: 'OpenAccount'; accountId: AccountId; name: string | null; plan: Plan; now: Date }
   | { type: 'ChangePlan'; plan: Plan; now: Date }
+  | { type: 'RenameAccount'; name: string; now: Date }
   | { type: 'IssueKey'; keyId: KeyId; keyHash: ApiKeyHash; scopes: readonly ApiKeyScope[]; now: Date }
   | { type: 'RevokeKey'; keyId: KeyId; now: Date }
   | { type: 'ReserveSlot'; sessionId: SessionId; now: Date }
@@ -20,6 +21,8 @@ export function decideAccount(command: AccountCommand, state: Account): AccountE
   switch (command.type) {
     case 'ChangePlan':
       return changePlan(command, state);
+    case 'RenameAccount':
+      return renameAccount(command, state);
     case 'IssueKey':
       return issueKey(command, state);
     case 'RevokeKey':
@@ -42,6 +45,12 @@ function changePlan(command: Extract<AccountCommand, { type: 'ChangePlan' }>, st
   if (command.plan === state.plan) return [];
   const data = { accountId: state.accountId, from: state.plan, to: command.plan, changedAt: command.now.toISOString() };
   return [{ type: 'PlanChanged', version: 1, data }];
+}
+
+function renameAccount(command: Extract<AccountCommand, { type: 'RenameAccount' }>, state: OpenAccount): AccountEvent[] {
+  // The same name again records nothing, so a retried PATCH is harmless.
+  if (command.name === state.name) return [];
+  return [{ type: 'AccountRenamed', version: 1, data: { accountId: state.accountId, from: state.name, to: command.name, renamedAt: command.now.toISOString() } }];
 }
 
 function issueKey(command: Extract<AccountCommand, { type: 'IssueKey' }>, state: OpenAccount): AccountEvent[] {

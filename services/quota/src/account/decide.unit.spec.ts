@@ -42,6 +42,12 @@ describe('account: opening, plans and keys', () => {
     given([opened('free')]).when({ type: 'ChangePlan', plan: 'premium', now }).then([planChanged('free', 'premium')]);
     given([opened('free'), planChanged('free', 'premium')]).when({ type: 'ChangePlan', plan: 'premium', now }).then([]);
   });
+  it('renames, recording from and to; the same name again records nothing; a closed or unknown account cannot be renamed', () => {
+    const renamed: AccountEvent = { type: 'AccountRenamed', version: 1, data: { accountId, from: 'Acme', to: 'Acme Support', renamedAt: now.toISOString() } };
+    given([opened()]).when({ type: 'RenameAccount', name: 'Acme Support', now }).then([renamed]);
+    given([opened(), renamed]).when({ type: 'RenameAccount', name: 'Acme Support', now }).then([]);
+    given([]).when({ type: 'RenameAccount', name: 'x', now }).thenThrows(AccountNotFound);
+  });
   it('issues a key with its hash and scopes only', () => {
     given([opened()]).when({ type: 'IssueKey', keyId, keyHash, scopes: ['api'], now }).then([keyIssued]);
   });

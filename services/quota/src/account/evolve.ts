@@ -19,6 +19,8 @@ function evolveOpen(state: OpenAccount, event: Exclude<AccountEvent, { type: 'Ac
   switch (event.type) {
     case 'PlanChanged':
       return { ...state, plan: event.data.to };
+    case 'AccountRenamed':
+      return { ...state, name: event.data.to };
     case 'ApiKeyIssued':
       return { ...state, keys: new Map(state.keys).set(event.data.keyId, { scopes: event.data.scopes, revokedAt: null }) };
     case 'ApiKeyRevoked': {

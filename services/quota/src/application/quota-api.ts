@@ -3,6 +3,7 @@ import type {
   AccountRef, AccountView, ApiKeyView, AuthenticateReply, AuthenticateRequest, CreateAccountCommand, CreateAccountReply,
   CreateKeyCommand, DailyUsage, ListAccountsReply, ListAccountsRequest, ListKeysReply, RefundDailyReply, RefundDailyRequest,
   ReleaseSessionReply, ReserveDailyRequest, ReserveSessionReply, RevokeKeyCommand, RevokeKeyReply, SessionSlotRequest,
+  RenameAccountCommand,
   SetPlanCommand,
 } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
@@ -71,6 +72,11 @@ export class QuotaApi {
   async listAccounts(request: ListAccountsRequest): Promise<ListAccountsReply> {
     await this.catchUp('all');
     return this.readModel.accounts(utcDayOf(this.commands.now()), request.limit, request.offset);
+  }
+
+  async renameAccount(command: RenameAccountCommand, ctx?: CallContext): Promise<AccountView> {
+    await this.commands.execute(command.accountId, (now) => ({ type: 'RenameAccount', name: command.name, now }), ctx);
+    return this.getAccount(command);
   }
 
   async setPlan(command: SetPlanCommand, ctx?: CallContext): Promise<AccountView> {

@@ -77,6 +77,11 @@ export class QuotaController {
     return this.api.listAccounts(parse(S.accounts.list.request, body));
   }
 
+  @MessagePattern(S.accounts.rename.subject)
+  renameAccount(@Payload() body: unknown, @Ctx() ctx: BusContext) {
+    return this.api.renameAccount(parse(S.accounts.rename.request, body), callOf(ctx));
+  }
+
   @MessagePattern(S.accounts.setPlan.subject)
   setPlan(@Payload() body: unknown, @Ctx() ctx: BusContext) {
     return this.api.setPlan(parse(S.accounts.setPlan.request, body), callOf(ctx));
