@@ -67,7 +67,11 @@ export class Dispatcher {
       const worker = new Worker();
       worker.done = this.work(id, worker)
         .catch((error: unknown) => this.o.logger.error({ err: error, webhookId: id }, 'webhook worker stopped'))
-        .finally(() => this.workers.delete(id));
+        .finally(() => {
+          this.workers.delete(id);
+          // Work that came while the worker was finishing is not left for the next poll.
+          if (worker.wokenSinceSleep()) this.kick(id);
+        });
       this.workers.set(id, worker);
     }
   }
@@ -189,21 +193,27 @@ export class Dispatcher {
 class Worker {
   done: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
-  private woken = false;
+  private wakes = 0;
+  private seen = 0;
 
   /** A promise that resolves at the next wake(), or at once if one came since the last sleep. */
   sleep(): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
+    if (this.wakes !== this.seen) {
+      this.seen = this.wakes;
       return Promise.resolve();
     }
     return new Promise((resolve) => (this.wakeUp = resolve));
   }
 
+  /** A wake-up came after the last sleep began (its work may not have been looked for). */
+  wokenSinceSleep(): boolean {
+    return this.wakes !== this.seen;
+  }
+
   wake(): void {
-    if (this.wakeUp) {
-      this.wakeUp();
-      this.wakeUp = undefined;
-    } else this.woken = true;
+    this.wakes++;
+    const wakeUp = this.wakeUp;
+    this.wakeUp = undefined;
+    wakeUp?.();
   }
 }
