@@ -46,7 +46,7 @@ describe('bus subjects', () => {
       'sb.v1.quota.accounts.get',
       'sb.v1.quota.accounts.list',
       'sb.v1.quota.accounts.setPlan',
-      'sb.v1.quota.accounts.rename',
+      'sb.v1.quota.accounts.update',
       'sb.v1.quota.keys.create',
       'sb.v1.quota.keys.list',
       'sb.v1.quota.keys.revoke',

@@ -84,9 +84,14 @@ export type ListAccountsReply = z.infer<typeof ListAccountsReply>;
 export const SetPlanCommand = z.object({ accountId: AccountId, plan: Plan });
 export type SetPlanCommand = z.infer<typeof SetPlanCommand>;
 
-/** sb.v1.quota.accounts.rename: answers with the account as it now is. */
-export const RenameAccountCommand = z.object({ accountId: AccountId, name: AccountName });
-export type RenameAccountCommand = z.infer<typeof RenameAccountCommand>;
+/**
+ * sb.v1.quota.accounts.update: the plan, the name, or both, in one append (the admin PATCH);
+ * answers with the account as it now is.
+ */
+export const UpdateAccountCommand = z
+  .object({ accountId: AccountId, plan: Plan.optional(), name: AccountName.optional() })
+  .refine((command) => command.plan !== undefined || command.name !== undefined, { message: 'give plan, name or both' });
+export type UpdateAccountCommand = z.infer<typeof UpdateAccountCommand>;
 
 /** sb.v1.quota.keys.create */
 export const CreateKeyCommand = z.object({ accountId: AccountId, keyHash: ApiKeyHash, scopes: ApiKeyScopes });

@@ -14,7 +14,6 @@ import {
   ListKeysReply,
   RefundDailyReply,
   RefundDailyRequest,
-  RenameAccountCommand,
   ReleaseSessionReply,
   ReserveDailyRequest,
   ReserveSessionReply,
@@ -22,6 +21,7 @@ import {
   RevokeKeyReply,
   SessionSlotRequest,
   SetPlanCommand,
+  UpdateAccountCommand,
 } from './commands.js';
 
 /** Request/reply subjects of the quota service (queue group `sb.v1.quota`). */
@@ -36,7 +36,7 @@ export const QuotaSubjects = {
     get: defineSubject('sb.v1.quota.accounts.get', AccountRef, AccountView),
     list: defineSubject('sb.v1.quota.accounts.list', ListAccountsRequest, ListAccountsReply),
     setPlan: defineSubject('sb.v1.quota.accounts.setPlan', SetPlanCommand, AccountView),
-    rename: defineSubject('sb.v1.quota.accounts.rename', RenameAccountCommand, AccountView),
+    update: defineSubject('sb.v1.quota.accounts.update', UpdateAccountCommand, AccountView),
   },
   keys: {
     create: defineSubject('sb.v1.quota.keys.create', CreateKeyCommand, ApiKeyView),

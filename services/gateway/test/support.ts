@@ -58,11 +58,14 @@ export class FakeQuota {
       return { accountId, name: req.name ?? null, plan: req.plan, keyId };
     });
     await on(QuotaSubjects.accounts.get.subject, (req: { accountId: string }) => this.view(req.accountId));
-    await on(QuotaSubjects.accounts.setPlan.subject, async (req: { accountId: string; plan: Plan }) => {
+    await on(QuotaSubjects.accounts.update.subject, async (req: { accountId: string; plan?: Plan; name?: string }) => {
       const account = this.account(req.accountId);
-      const from = account.plan;
-      account.plan = req.plan;
-      await this.publish('PlanChanged', req.accountId, { accountId: req.accountId, from, to: req.plan, changedAt: new Date().toISOString() });
+      if (req.name !== undefined) account.name = req.name;
+      if (req.plan !== undefined) {
+        const from = account.plan;
+        account.plan = req.plan;
+        await this.publish('PlanChanged', req.accountId, { accountId: req.accountId, from, to: req.plan, changedAt: new Date().toISOString() });
+      }
       return this.view(req.accountId);
     });
     await on(QuotaSubjects.keys.create.subject, (req: { accountId: string; keyHash: string; scopes: ApiKeyScope[] }) => {

@@ -40,13 +40,9 @@ export function registerAdminRoutes(app: FastifyInstance): void {
     success(await ctx.call(QuotaSubjects.accounts.get, { accountId: ctx.params.accountId })),
   );
 
-  defineRoute(app, ADMIN_ENDPOINTS.patchAccount, async (ctx) => {
-    const { accountId } = ctx.params;
-    const { plan, name } = ctx.body;
-    let account = name === undefined ? undefined : await ctx.call(QuotaSubjects.accounts.rename, { accountId, name });
-    if (plan !== undefined) account = await ctx.call(QuotaSubjects.accounts.setPlan, { accountId, plan });
-    return success(account!);
-  });
+  defineRoute(app, ADMIN_ENDPOINTS.patchAccount, async (ctx) =>
+    success(await ctx.call(QuotaSubjects.accounts.update, { accountId: ctx.params.accountId, ...ctx.body })),
+  );
 
   defineRoute(app, ADMIN_ENDPOINTS.createKey, async (ctx) => {
     refuseIdempotencyKey(ctx.request, ONE_TIME_SECRET);

@@ -9,7 +9,8 @@ import type { Account, OpenAccount } from './state.js';
 export type AccountCommand =
   | { type: 'OpenAccount'; accountId: AccountId; name: string | null; plan: Plan; now: Date }
   | { type: 'ChangePlan'; plan: Plan; now: Date }
-  | { type: 'RenameAccount'; name: string; now: Date }
+  /** The admin PATCH: plan and name changed together, in one append. */
+  | { type: 'UpdateAccount'; plan?: Plan | undefined; name?: string | undefined; now: Date }
   | { type: 'IssueKey'; keyId: KeyId; keyHash: ApiKeyHash; scopes: readonly ApiKeyScope[]; now: Date }
   | { type: 'RevokeKey'; keyId: KeyId; now: Date }
   | { type: 'ReserveSlot'; sessionId: SessionId; now: Date }
@@ -21,8 +22,11 @@ export function decideAccount(command: AccountCommand, state: Account): AccountE
   switch (command.type) {
     case 'ChangePlan':
       return changePlan(command, state);
-    case 'RenameAccount':
-      return renameAccount(command, state);
+    case 'UpdateAccount':
+      return [
+        ...(command.plan === undefined ? [] : changePlan({ type: 'ChangePlan', plan: command.plan, now: command.now }, state)),
+        ...(command.name === undefined ? [] : rename(command.name, command.now, state)),
+      ];
     case 'IssueKey':
       return issueKey(command, state);
     case 'RevokeKey':
@@ -47,10 +51,10 @@ function changePlan(command: Extract<AccountCommand, { type: 'ChangePlan' }>, st
   return [{ type: 'PlanChanged', version: 1, data }];
 }
 
-function renameAccount(command: Extract<AccountCommand, { type: 'RenameAccount' }>, state: OpenAccount): AccountEvent[] {
+function rename(name: string, now: Date, state: OpenAccount): AccountEvent[] {
   // The same name again records nothing, so a retried PATCH is harmless.
-  if (command.name === state.name) return [];
-  return [{ type: 'AccountRenamed', version: 1, data: { accountId: state.accountId, from: state.name, to: command.name, renamedAt: command.now.toISOString() } }];
+  if (name === state.name) return [];
+  return [{ type: 'AccountRenamed', version: 1, data: { accountId: state.accountId, from: state.name, to: name, renamedAt: now.toISOString() } }];
 }
 
 function issueKey(command: Extract<AccountCommand, { type: 'IssueKey' }>, state: OpenAccount): AccountEvent[] {

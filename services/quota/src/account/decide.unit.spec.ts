@@ -44,9 +44,11 @@ describe('account: opening, plans and keys', () => {
   });
   it('renames, recording from and to; the same name again records nothing; a closed or unknown account cannot be renamed', () => {
     const renamed: AccountEvent = { type: 'AccountRenamed', version: 1, data: { accountId, from: 'Acme', to: 'Acme Support', renamedAt: now.toISOString() } };
-    given([opened()]).when({ type: 'RenameAccount', name: 'Acme Support', now }).then([renamed]);
-    given([opened(), renamed]).when({ type: 'RenameAccount', name: 'Acme Support', now }).then([]);
-    given([]).when({ type: 'RenameAccount', name: 'x', now }).thenThrows(AccountNotFound);
+    given([opened()]).when({ type: 'UpdateAccount', name: 'Acme Support', now }).then([renamed]);
+    given([opened(), renamed]).when({ type: 'UpdateAccount', name: 'Acme Support', now }).then([]);
+    given([]).when({ type: 'UpdateAccount', name: 'x', now }).thenThrows(AccountNotFound);
+    // Plan and name in one command: both facts, in one append.
+    given([opened('free')]).when({ type: 'UpdateAccount', plan: 'premium', name: 'Acme Support', now }).then([planChanged('free', 'premium'), renamed]);
   });
   it('issues a key with its hash and scopes only', () => {
     given([opened()]).when({ type: 'IssueKey', keyId, keyHash, scopes: ['api'], now }).then([keyIssued]);

@@ -3,8 +3,8 @@ import type {
   AccountRef, AccountView, ApiKeyView, AuthenticateReply, AuthenticateRequest, CreateAccountCommand, CreateAccountReply,
   CreateKeyCommand, DailyUsage, ListAccountsReply, ListAccountsRequest, ListKeysReply, RefundDailyReply, RefundDailyRequest,
   ReleaseSessionReply, ReserveDailyRequest, ReserveSessionReply, RevokeKeyCommand, RevokeKeyReply, SessionSlotRequest,
-  RenameAccountCommand,
   SetPlanCommand,
+  UpdateAccountCommand,
 } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
 import { ulid } from 'ulid';
@@ -74,8 +74,8 @@ export class QuotaApi {
     return this.readModel.accounts(utcDayOf(this.commands.now()), request.limit, request.offset);
   }
 
-  async renameAccount(command: RenameAccountCommand, ctx?: CallContext): Promise<AccountView> {
-    await this.commands.execute(command.accountId, (now) => ({ type: 'RenameAccount', name: command.name, now }), ctx);
+  async updateAccount(command: UpdateAccountCommand, ctx?: CallContext): Promise<AccountView> {
+    await this.commands.execute(command.accountId, (now) => ({ type: 'UpdateAccount', plan: command.plan, name: command.name, now }), ctx);
     return this.getAccount(command);
   }
 

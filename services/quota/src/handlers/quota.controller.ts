@@ -77,9 +77,9 @@ export class QuotaController {
     return this.api.listAccounts(parse(S.accounts.list.request, body));
   }
 
-  @MessagePattern(S.accounts.rename.subject)
-  renameAccount(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.renameAccount(parse(S.accounts.rename.request, body), callOf(ctx));
+  @MessagePattern(S.accounts.update.subject)
+  updateAccount(@Payload() body: unknown, @Ctx() ctx: BusContext) {
+    return this.api.updateAccount(parse(S.accounts.update.request, body), callOf(ctx));
   }
 
   @MessagePattern(S.accounts.setPlan.subject)
