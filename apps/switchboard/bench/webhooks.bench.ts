@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { InProcessBus } from '@switchboard/bus';
 import { closedLoopbackPort } from '@switchboard/bus/testing';
 import { startEventsService } from '@switchboard/events';
+import type { RunningEventsService } from '@switchboard/events';
 import { EmulatorControlClient } from '@switchboard/chat-emulator';
 import { loadConfig } from '@switchboard/service-kit';
 import { createLogger } from '@switchboard/telemetry';
@@ -171,75 +172,77 @@ async function networkToWebhookAndSse(emulator: EmulatorProcess) {
   }
 }
 
-/** Deliveries/s straight from the queue to a fast receiver: the events service's own ceiling. */
-async function dispatcherRate() {
+/** The events service alone in this process (in-process bus, a data dir of its own), for `work`. */
+async function withEventsService<T>(env: Record<string, string>, work: (events: RunningEventsService) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-events-'));
   const bus = new InProcessBus();
-  const config = { ...loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: 'true' }) };
+  const config = loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: 'true', ...env });
   const events = await startEventsService({ bus, config, logger: createLogger({ service: 'bench', level: 'error' }) });
-  const fast = await receiver();
   try {
-    const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
-    const webhook = await events.api.createWebhook(accountId, { url: fast.url });
-    const run = async (label: string, count: number, sessions: number) => {
-      const started = performance.now();
-      const cpu = process.cpuUsage();
-      const now = Date.now();
-      for (let i = 0; i < count; i++) {
-        const event = { id: `evt_${label}${String(i).padStart(20, '0')}`, type: 'message.received', timestamp: new Date(now).toISOString(), data: { sessionId: `ses_${i % sessions}`, text: `${label} ${i}` } };
-        events.deliveries.enqueue(webhook.webhookId, accountId, event as never, `ses_${i % sessions}`, now);
-      }
-      const arrived = () => [...fast.arrivals.keys()].filter((text) => text.startsWith(`${label} `)).length;
-      await eventually(async () => arrived(), (n) => n >= count, 120_000);
-      const seconds = (performance.now() - started) / 1000;
-      const used = process.cpuUsage(cpu);
-      return { deliveries: count, sessions, perSecond: Math.round(count / seconds), cpuMsPerDelivery: +((used.user + used.system) / 1000 / count).toFixed(3) };
-    };
-    await run('warm', 500, 8);
-    return { oneSession: await run('one', 5_000, 1), eightSessions: await run('eight', 5_000, 8) };
+    return await work(events);
   } finally {
-    await fast.close();
     await events.close();
     await bus.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
+/** Deliveries/s straight from the queue to a fast receiver: the events service's own ceiling. */
+async function dispatcherRate() {
+  return withEventsService({}, async (events) => {
+    const fast = await receiver();
+    try {
+      const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+      const webhook = await events.api.createWebhook(accountId, { url: fast.url });
+      const run = async (label: string, count: number, sessions: number) => {
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const now = Date.now();
+        for (let i = 0; i < count; i++) {
+          const event = { id: `evt_${label}${String(i).padStart(20, '0')}`, type: 'message.received', timestamp: new Date(now).toISOString(), data: { sessionId: `ses_${i % sessions}`, text: `${label} ${i}` } };
+          events.deliveries.enqueue(webhook.webhookId, accountId, event as never, `ses_${i % sessions}`, now);
+        }
+        const arrived = () => [...fast.arrivals.keys()].filter((text) => text.startsWith(`${label} `)).length;
+        await eventually(async () => arrived(), (n) => n >= count, 120_000);
+        const seconds = (performance.now() - started) / 1000;
+        const used = process.cpuUsage(cpu);
+        return { deliveries: count, sessions, perSecond: Math.round(count / seconds), cpuMsPerDelivery: +((used.user + used.system) / 1000 / count).toFixed(3) };
+      };
+      await run('warm', 500, 8);
+      return { oneSession: await run('one', 5_000, 1), eightSessions: await run('eight', 5_000, 8) };
+    } finally {
+      await fast.close();
+    }
+  });
+}
+
 /** 10,000 deliveries (one session each) to a closed port, each attempted once and waiting an hour for its retry. */
 async function dispatcherMemory() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-events-'));
-  const bus = new InProcessBus();
-  const config = { ...loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: 'true', SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: '3600000' }) };
-  const events = await startEventsService({ bus, config, logger: createLogger({ service: 'bench', level: 'error' }) });
-  try {
-    const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
-    const port = await closedLoopbackPort();
-    const webhook = await events.api.createWebhook(accountId, { url: `http://127.0.0.1:${port}/hook` });
-    const gc = (globalThis as { gc?: () => void }).gc;
-    gc?.();
-    const before = process.memoryUsage();
-    const now = Date.now();
-    for (let i = 0; i < PENDING; i++) {
-      const id = `evt_${String(i).padStart(26, '0')}`;
-      events.deliveries.enqueue(webhook.webhookId, accountId, { id, type: 'webhook.test', timestamp: new Date().toISOString(), data: { webhookId: webhook.webhookId } }, `s${i}`, now);
-    }
-    const started = performance.now();
-    // One session each, so every delivery is attempted once (refused) and then waits an hour.
-    await eventually(async () => events.deliveries.dueWebhooks(Date.now()).length, (n) => n === 0, 120_000);
-    gc?.();
-    const after = process.memoryUsage();
-    const mb = (n: number) => +(n / 1024 / 1024).toFixed(1);
-    return {
-      pending: events.deliveries.pendingCount(),
-      firstPassSeconds: +((performance.now() - started) / 1000).toFixed(2),
-      heapUsedMb: { before: mb(before.heapUsed), after: mb(after.heapUsed) },
-      rssMb: { before: mb(before.rss), after: mb(after.rss) },
-    };
-  } finally {
-    await events.close();
-    await bus.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  return withEventsService({ SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: '3600000' }, async (events) => {
+      const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+      const port = await closedLoopbackPort();
+      const webhook = await events.api.createWebhook(accountId, { url: `http://127.0.0.1:${port}/hook` });
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      const before = process.memoryUsage();
+      const now = Date.now();
+      for (let i = 0; i < PENDING; i++) {
+        const id = `evt_${String(i).padStart(26, '0')}`;
+        events.deliveries.enqueue(webhook.webhookId, accountId, { id, type: 'webhook.test', timestamp: new Date().toISOString(), data: { webhookId: webhook.webhookId } }, `s${i}`, now);
+      }
+      const started = performance.now();
+      // One session each, so every delivery is attempted once (refused) and then waits an hour.
+      await eventually(async () => events.deliveries.dueWebhooks(Date.now()).length, (n) => n === 0, 120_000);
+      gc?.();
+      const after = process.memoryUsage();
+      const mb = (n: number) => +(n / 1024 / 1024).toFixed(1);
+      return {
+        pending: events.deliveries.pendingCount(),
+        firstPassSeconds: +((performance.now() - started) / 1000).toFixed(2),
+        heapUsedMb: { before: mb(before.heapUsed), after: mb(after.heapUsed) },
+        rssMb: { before: mb(before.rss), after: mb(after.rss) },
+      };
+  });
 }
 
 const memory = await dispatcherMemory();

@@ -13,6 +13,10 @@ const count = (n: number | bigint, origin: string): string => {
   return unit ? `${n} ${Number(n) === 1 ? unit[0] : unit[1]}` : String(n);
 };
 
+/** `must be at most 20 characters`, `must have at least 2 items`, `must be at most 10`. */
+const bounded = (origin: string, bound: string, n: number | bigint): string =>
+  `must ${origin === 'string' || !(origin in UNITS) ? 'be' : 'have'} ${bound} ${count(n, origin)}`;
+
 /**
  * The library's default messages in words a person can act on ("is required", "must be at most 20
  * characters"); a schema's own message always wins. The field is named by `validationIssues`.
@@ -22,17 +26,11 @@ export function messageInWords(issue: z.core.$ZodRawIssue): string | undefined {
     case 'invalid_type':
       if (issue.input === undefined) return 'is required';
       return `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
-    case 'too_small': {
-      const origin = String(issue.origin);
-      if (origin === 'string' && Number(issue.minimum) === 1) return 'must not be empty';
-      const bound = issue.inclusive === false ? 'more than' : 'at least';
-      return `must ${origin === 'string' || !(origin in UNITS) ? 'be' : 'have'} ${bound} ${count(issue.minimum as number, origin)}`;
-    }
-    case 'too_big': {
-      const origin = String(issue.origin);
-      const bound = issue.inclusive === false ? 'less than' : 'at most';
-      return `must ${origin === 'string' || !(origin in UNITS) ? 'be' : 'have'} ${bound} ${count(issue.maximum as number, origin)}`;
-    }
+    case 'too_small':
+      if (issue.origin === 'string' && Number(issue.minimum) === 1) return 'must not be empty';
+      return bounded(String(issue.origin), issue.inclusive === false ? 'more than' : 'at least', issue.minimum);
+    case 'too_big':
+      return bounded(String(issue.origin), issue.inclusive === false ? 'less than' : 'at most', issue.maximum);
     case 'invalid_value':
       return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_format':

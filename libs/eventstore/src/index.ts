@@ -1,6 +1,6 @@
 export * from './event-store.js';
 export type { CheckpointStore } from './checkpoint-store.js';
-export { openEventStore, type OpenEventStoreOptions } from './open-event-store.js';
+export { EVENT_STORE_URL_FORMS, isEventStoreServerUrl, openEventStore, type OpenEventStoreOptions } from './open-event-store.js';
 export { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
 export { SqliteCheckpointStore } from './sqlite/sqlite-checkpoint-store.js';
 export { KurrentDbEventStore } from './kurrentdb/kurrentdb-event-store.js';

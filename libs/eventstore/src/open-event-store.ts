@@ -12,6 +12,10 @@ export interface OpenEventStoreOptions {
 // The schemes @kurrent/kurrentdb-client accepts (esdb is deprecated but still understood).
 const kurrentScheme = /^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//i;
 
+/** The event-store server URLs `openEventStore` takes (the configuration checks with it too). */
+export const isEventStoreServerUrl = (url: string): boolean => kurrentScheme.test(url.trim());
+export const EVENT_STORE_URL_FORMS = 'a kurrentdb://, kurrent://, kdb:// or esdb:// connection string';
+
 /**
  * Picks the adapter from configuration: a KurrentDB URL selects the distributed store;
  * otherwise the embedded SQLite file (created owner-only with its folder if missing).
@@ -19,8 +23,8 @@ const kurrentScheme = /^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//i;
 export function openEventStore(options: OpenEventStoreOptions): EventStore {
   const url = options.url?.trim();
   if (url) {
-    if (!kurrentScheme.test(url)) {
-      throw new Error(`Event store URL must start with kurrentdb://, kurrent://, kdb:// or esdb:// (got "${url.split('://')[0]}://…")`);
+    if (!isEventStoreServerUrl(url)) {
+      throw new Error(`Event store URL must be ${EVENT_STORE_URL_FORMS} (got "${url.split('://')[0]}://…")`);
     }
     return new KurrentDbEventStore(url);
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isLoopbackHost } from './loopback.js';
 import { ApiKeySecret, Plan } from '@switchboard/contracts';
+import { EVENT_STORE_URL_FORMS, isEventStoreServerUrl } from '@switchboard/eventstore';
 import { parseSecretKey } from './secrets/secret-key.js';
 
 const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
@@ -22,7 +23,7 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `expected ${values.slice(0, -1).map((v) => `"${v}"`).join(', ')}${values.length > 1 ? ' or ' : ''}"${values.at(-1)}"` });
 /** Only the exact words: a typo must not silently open loopback to media fetches or webhooks. */
 const Flag = oneOf(['true', 'false', '1', '0']);
-const KurrentUrl = z.string().regex(/^(kurrentdb|kurrent|kdb|esdb)(\+discover)?:\/\//i, 'expected a kurrentdb://, kurrent://, kdb:// or esdb:// connection string');
+const EventStoreUrl = z.string().refine(isEventStoreServerUrl, `expected ${EVENT_STORE_URL_FORMS}`);
 const NatsUrls = z.string().refine(
   (value) => value.split(',').every((url) => /^(nats|tls|ws|wss):\/\/[^\s,]+$/.test(url.trim()) || /^[^\s:/,]+:\d{1,5}$/.test(url.trim())),
   'expected NATS server URLs, comma-separated (nats://host:4222)',
@@ -43,7 +44,7 @@ const ConfigSchema = z.object({
   SWITCHBOARD_HOST: variable(z.string().optional()),
   SWITCHBOARD_DATA_DIR: variable(z.string().default('./data')),
   SWITCHBOARD_NATS_URL: variable(NatsUrls.optional()),
-  SWITCHBOARD_EVENTSTORE_URL: variable(KurrentUrl.optional()),
+  SWITCHBOARD_EVENTSTORE_URL: variable(EventStoreUrl.optional()),
   SWITCHBOARD_CHAT_NETWORK: variable(oneOf(['whatsapp', 'emulator']).default('whatsapp')),
   SWITCHBOARD_EMULATOR_URL: variable(LoopbackWsUrl.optional()),
   SWITCHBOARD_EMULATOR_CONTROL_PORT: variable(Port.default(8090)),
@@ -55,7 +56,7 @@ const ConfigSchema = z.object({
   SWITCHBOARD_BOOTSTRAP_API_KEY: variable(OperatorApiKey.optional()),
   SWITCHBOARD_ADMIN_API_KEY: variable(OperatorApiKey.optional()),
   SWITCHBOARD_DEFAULT_PLAN: variable(oneOf(Plan.options as readonly Plan[] as readonly [Plan, ...Plan[]]).default('enterprise')),
-  SWITCHBOARD_SEND_DEADLINE_MS: variable(z.string().regex(/^\d+$/, 'expected whole milliseconds (at least 1)').transform(Number).refine((n) => n >= 1, 'expected whole milliseconds (at least 1)').default(10_000)),
+  SWITCHBOARD_SEND_DEADLINE_MS: variable(z.string().regex(/^[1-9]\d*$/, 'expected whole milliseconds (at least 1)').transform(Number).default(10_000)),
   SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: variable(Flag.default('false')),
   SWITCHBOARD_METRICS_PORT: variable(Port.optional()),
   SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: variable(Flag.default('false')),
