@@ -1,3 +1,3 @@
 import { projectTestConfig } from '../../vitest.shared.ts';
 
-export default projectTestConfig();
+export default projectTestConfig({ setupFiles: ['test/setup/documented-responses.ts'] });

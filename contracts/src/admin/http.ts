@@ -3,7 +3,7 @@ import type { EndpointContract } from '../common/routes.js';
 import { MessageResponse, successEnvelope } from '../common/envelope.js';
 import { AccountId, KeyId } from '../common/ids.js';
 import { Plan } from '../common/plans.js';
-import { ListLimit, ListOffset } from '../common/query.js';
+import { ListLimit, ListOffset, PAGE_FIELDS } from '../common/query.js';
 import { ApiKeyScopes, ApiKeySecret, ApiKeyView } from '../quota/keys.js';
 
 /** Account name: optional label, 1–100 characters like a session name. */
@@ -11,7 +11,7 @@ export const AccountName = z
   .string()
   .min(1, 'name must be 1–100 characters')
   .max(100, 'name must be 1–100 characters')
-  .meta({ example: 'Acme support' });
+  .meta({ description: 'A label for the account, 1–100 characters.', example: 'Acme support' });
 export type AccountName = z.infer<typeof AccountName>;
 
 // ---- requests (all need a key with the `admin` scope) ----------------------------------------
@@ -46,7 +46,7 @@ export type KeyIdParams = z.infer<typeof KeyIdParams>;
 /** `data` of POST /v1/admin/accounts (201). `apiKey` is shown this once and never again. */
 export const CreateAccountResult = z.object({
   accountId: AccountId,
-  name: AccountName.nullable(),
+  name: AccountName.nullable().meta({ description: 'The account\'s label, or null.', example: 'Acme support' }),
   plan: Plan,
   /** The first key's id (to list or revoke it later). */
   keyId: KeyId,
@@ -59,10 +59,10 @@ export type CreateAccountResponse = z.infer<typeof CreateAccountResponse>;
 /** An account with its current usage: slots held and messages counted today (UTC). */
 export const AccountView = z.object({
   accountId: AccountId,
-  name: AccountName.nullable(),
+  name: AccountName.nullable().meta({ description: 'The account\'s label, or null.', example: 'Acme support' }),
   plan: Plan,
-  activeSessions: z.number().int().min(0),
-  messagesToday: z.number().int().min(0),
+  activeSessions: z.number().int().min(0).meta({ description: 'Sessions holding a plan slot now (`pending` or `connected`).', example: 1 }),
+  messagesToday: z.number().int().min(0).meta({ description: 'Messages counted today (UTC).', example: 42 }),
 });
 export type AccountView = z.infer<typeof AccountView>;
 export const AccountResponse = successEnvelope(AccountView);
@@ -76,17 +76,15 @@ export type CreateKeyResponse = z.infer<typeof CreateKeyResponse>;
 
 /** `data` of GET /v1/admin/accounts: `total` counts every account; limit/offset as applied. */
 export const ListAccountsResult = z.object({
-  accounts: z.array(AccountView),
-  total: z.number().int().min(0),
-  limit: z.number().int().min(1).max(100),
-  offset: z.number().int().min(0),
+  accounts: z.array(AccountView).meta({ description: 'The page of accounts, oldest first.' }),
+  ...PAGE_FIELDS,
 });
 export type ListAccountsResult = z.infer<typeof ListAccountsResult>;
 export const ListAccountsResponse = successEnvelope(ListAccountsResult);
 export type ListAccountsResponse = z.infer<typeof ListAccountsResponse>;
 
 /** `data` of GET /v1/admin/accounts/{id}/keys: every key, revoked ones too, never a secret. */
-export const ListKeysResult = z.object({ keys: z.array(ApiKeyView) });
+export const ListKeysResult = z.object({ keys: z.array(ApiKeyView).meta({ description: 'Every key of the account, revoked ones too.' }) });
 export type ListKeysResult = z.infer<typeof ListKeysResult>;
 export const ListKeysResponse = successEnvelope(ListKeysResult);
 export type ListKeysResponse = z.infer<typeof ListKeysResponse>;

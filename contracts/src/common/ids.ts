@@ -21,32 +21,32 @@ export function idPattern(kind: IdKind): RegExp {
   return new RegExp(`^${ID_PREFIX[kind]}${ULID_BODY}$`);
 }
 
-function prefixedId(kind: IdKind, example: string) {
+function prefixedId(kind: IdKind, example: string, description: string) {
   const prefix = ID_PREFIX[kind];
   return z
     .string()
     .regex(idPattern(kind), `must be ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} id: "${prefix}" followed by a 26-character ULID, e.g. "${example}"`)
-    .meta({ example });
+    .meta({ description, example });
 }
 
 /** Session: one linked chat-network device (a scanned QR) owned by an account. */
-export const SessionId = prefixedId('session', 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R');
+export const SessionId = prefixedId('session', 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R', 'The session\'s id (`ses_` and a ULID).');
 export type SessionId = z.infer<typeof SessionId>;
 
 /** Message: one outbound message sent through a session. */
-export const MessageId = prefixedId('message', 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K');
+export const MessageId = prefixedId('message', 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K', 'The message\'s id (`msg_` and a ULID).');
 export type MessageId = z.infer<typeof MessageId>;
 
 /** Account: the tenant; owns API keys, sessions and messages, and has a plan. */
-export const AccountId = prefixedId('account', 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F');
+export const AccountId = prefixedId('account', 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', 'The account\'s id (`acc_` and a ULID).');
 export type AccountId = z.infer<typeof AccountId>;
 
 /** Key id: public handle of an API key (never the secret itself). */
-export const KeyId = prefixedId('key', 'key_01JD8Z5X0A1B2C3D4E5F6G7H8J');
+export const KeyId = prefixedId('key', 'key_01JD8Z5X0A1B2C3D4E5F6G7H8J', 'The API key\'s public id (`key_` and a ULID), never the key itself.');
 export type KeyId = z.infer<typeof KeyId>;
 
 /** Webhook: an account's HTTPS endpoint that receives its events. */
-export const WebhookId = prefixedId('webhook', 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N');
+export const WebhookId = prefixedId('webhook', 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N', 'The webhook\'s id (`wh_` and a ULID).');
 export type WebhookId = z.infer<typeof WebhookId>;
 
 /** Correlation and causation ids: opaque tokens (trace ids, event ids, request ids). */

@@ -13,5 +13,5 @@ export const Phone = z
     /^[1-9][0-9]{6,14}$/,
     `must be an international phone number: 7–15 digits starting with the country code, no "+", spaces or dashes, e.g. "${PHONE_EXAMPLE}"`,
   )
-  .meta({ example: PHONE_EXAMPLE });
+  .meta({ description: 'A phone number in international format: country code and number, digits only (E.164 without "+").', example: PHONE_EXAMPLE });
 export type Phone = z.infer<typeof Phone>;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 /** Plan: the subscription tier of an account; it sets the session and daily message limits. */
-export const Plan = z.enum(['free', 'basic', 'premium', 'enterprise']);
+export const Plan = z
+  .enum(['free', 'basic', 'premium', 'enterprise'])
+  .meta({ description: 'The plan, which sets the concurrent sessions and messages per UTC day.', example: 'basic' });
 export type Plan = z.infer<typeof Plan>;
 
 /** `null` means unlimited. */

@@ -19,9 +19,18 @@ export function queryInteger(name: string, min: number) {
     z
       .number({ error: message })
       .refine((n) => Number.isInteger(n), message)
-      .refine((n) => n >= min, message),
+      .refine((n) => n >= min, message)
+      // The refinements keep the readable messages; the document still says what is accepted.
+      .meta({ type: 'integer', minimum: min }),
   );
 }
+
+/** The paging fields of a listed page: how many match in all, and the limit and offset applied. */
+export const PAGE_FIELDS = {
+  total: z.number().int().min(0).meta({ description: 'How many match in all.', example: 1 }),
+  limit: z.number().int().min(1).max(100).meta({ description: 'The limit applied (at most 100).', example: 10 }),
+  offset: z.number().int().min(0).meta({ description: 'The offset applied.', example: 0 }),
+};
 
 export const LIST_LIMIT_DEFAULT = 10;
 export const LIST_LIMIT_MAX = 100;

@@ -3,11 +3,11 @@ import { z } from 'zod';
 /** Timestamp: ISO 8601 in UTC with a trailing "Z" (offsets are refused so values sort as strings). */
 export const IsoTimestamp = z.iso
   .datetime({ message: 'must be an ISO 8601 UTC timestamp, e.g. "2026-11-21T10:15:30.000Z"' })
-  .meta({ example: '2026-11-21T10:15:30.000Z' });
+  .meta({ description: 'A time in ISO 8601, UTC.', example: '2026-11-21T10:15:30.000Z' });
 export type IsoTimestamp = z.infer<typeof IsoTimestamp>;
 
 /** UTC day: `YYYY-MM-DD`; the unit daily quotas are counted in (resets at 00:00 UTC). */
-export const UtcDay = z.iso.date().meta({ example: '2026-11-21' });
+export const UtcDay = z.iso.date().meta({ description: 'A UTC day (YYYY-MM-DD).', example: '2026-11-21' });
 export type UtcDay = z.infer<typeof UtcDay>;
 
 /** The UTC day a timestamp falls on. Pure helper so every service buckets usage identically. */

@@ -7,11 +7,14 @@ import type { EndpointContract } from '../common/routes.js';
  */
 
 /** GET /healthz: the process is alive (200 always while it can answer). */
-export const HealthzResponse = z.object({ status: z.literal('ok') });
+export const HealthzResponse = z.object({ status: z.literal('ok').meta({ description: 'Always `ok`.', example: 'ok' }) });
 export type HealthzResponse = z.infer<typeof HealthzResponse>;
 
 /** One readiness dependency: the bus, an event store, a read model's catch-up. */
-export const ReadinessCheck = z.object({ ok: z.boolean(), detail: z.string().optional() });
+export const ReadinessCheck = z.object({
+  ok: z.boolean().meta({ description: 'Whether this part is ready.', example: true }),
+  detail: z.string().optional().meta({ description: 'Why not, or what was checked.', example: 'the bus is unreachable' }),
+});
 export type ReadinessCheck = z.infer<typeof ReadinessCheck>;
 
 /**
@@ -19,8 +22,8 @@ export type ReadinessCheck = z.infer<typeof ReadinessCheck>;
  * Check names are stable keys such as `bus`, `eventStore`, `readModels`.
  */
 export const ReadyzResponse = z.object({
-  status: z.enum(['ready', 'not_ready']),
-  checks: z.record(z.string(), ReadinessCheck),
+  status: z.enum(['ready', 'not_ready']).meta({ description: '`ready` (200) when every check passes, else `not_ready` (503).', example: 'ready' }),
+  checks: z.record(z.string(), ReadinessCheck).meta({ description: 'Each part by name (`bus`, `eventStore`, `readModels`, ...).' }),
 });
 export type ReadyzResponse = z.infer<typeof ReadyzResponse>;
 

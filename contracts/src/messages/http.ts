@@ -13,22 +13,33 @@ import { MediaType, MessageStatus, MessageType, SendStatus } from './status.js';
 const len = (field: string, min: number, max: number) =>
   z.string().min(min, `${field} must be ${min}–${max} characters`).max(max, `${field} must be ${min}–${max} characters`);
 
-export const MessageText = len('text', 1, 4096);
-export const Caption = z.string().max(1024, 'caption must be at most 1024 characters');
-export const Filename = len('filename', 1, 255);
-export const Footer = z.string().max(60, 'footer must be at most 60 characters');
+export const MessageText = len('text', 1, 4096).meta({ description: 'The message text, 1–4096 characters.', example: 'Your order has shipped.' });
+export const Caption = z.string().max(1024, 'caption must be at most 1024 characters').meta({ description: 'Text shown under the media, at most 1024 characters (not for audio).', example: 'The invoice for October' });
+export const Filename = len('filename', 1, 255).meta({
+  description: 'The file name the recipient sees (documents only), 1–255 characters; by default the last segment of a media URL, else `file.<ext>` from the detected type.',
+  example: 'invoice-2026-10.pdf',
+});
+export const Footer = z.string().max(60, 'footer must be at most 60 characters').meta({ description: 'Small print under the text, at most 60 characters.', example: 'Reply to choose' });
 // Not bounded by the spec; generous limits that still keep a message small.
-export const LocationName = len('name', 1, 256);
-export const LocationAddress = len('address', 1, 1024);
-export const Latitude = z.number().min(-90, 'latitude must be within [-90, 90]').max(90, 'latitude must be within [-90, 90]');
+export const LocationName = len('name', 1, 256).meta({ description: 'The place\'s name, 1–256 characters.', example: 'Central Station' });
+export const LocationAddress = len('address', 1, 1024).meta({ description: 'The place\'s address, 1–1024 characters.', example: '1 Station Square' });
+export const Latitude = z
+  .number()
+  .min(-90, 'latitude must be within [-90, 90]')
+  .max(90, 'latitude must be within [-90, 90]')
+  .meta({ description: 'Degrees north, -90 to 90.', example: 52.379 });
 export const Longitude = z
   .number()
   .min(-180, 'longitude must be within [-180, 180]')
-  .max(180, 'longitude must be within [-180, 180]');
+  .max(180, 'longitude must be within [-180, 180]')
+  .meta({ description: 'Degrees east, -180 to 180.', example: 4.9 });
 
 /** Button: one quick-reply choice of a buttons message; `id` comes back when the user taps it. */
 export const Button = z
-  .object({ id: len('button id', 1, 256), text: len('button text', 1, 20) })
+  .object({
+    id: len('button id', 1, 256).meta({ description: 'Comes back in the contact\'s `button_reply` when tapped; unique within the message, 1–256 characters.', example: 'yes' }),
+    text: len('button text', 1, 20).meta({ description: 'The button\'s label, 1–20 characters.', example: 'Yes, please' }),
+  })
   .strict();
 export type Button = z.infer<typeof Button>;
 
@@ -51,15 +62,23 @@ export const Buttons = z
       }
       seen.add(id);
     });
-  }, ALWAYS);
+  }, ALWAYS)
+  .meta({ description: '1–3 quick-reply buttons.' });
 
-const target = { sessionId: SessionId, to: Phone };
+const target = {
+  sessionId: SessionId.meta({ description: 'The connected session to send through.', example: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R' }),
+  to: Phone.meta({ description: 'The recipient\'s phone number: country code and number, digits only.', example: '15551234567' }),
+};
 
 // ---- requests ------------------------------------------------------------------------------
 
 /** POST /v1/messages/text */
 export const SendTextBody = z
-  .object({ ...target, text: MessageText, quotedMessageId: MessageId.optional() })
+  .object({
+    ...target,
+    text: MessageText,
+    quotedMessageId: MessageId.optional().meta({ description: 'Makes this a reply to a message sent through the same session.', example: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K' }),
+  })
   .strict();
 export type SendTextBody = z.infer<typeof SendTextBody>;
 
@@ -85,7 +104,7 @@ export function mediaSendBody<M extends z.ZodType>(media: M) {
   return z
     .object({
       ...target,
-      mediaType: MediaType,
+      mediaType: MediaType.meta({ description: 'What the media is; the bytes must match it.', example: 'image' }),
       media,
       caption: Caption.optional(),
       filename: Filename.optional(),
@@ -126,31 +145,45 @@ export type MessageIdParams = z.infer<typeof MessageIdParams>;
  * `data` of a send: 201 with `sent` once acknowledged, 202 with `pending` past the send deadline.
  * `timestamp` is when the message was accepted.
  */
-export const SendMessageResult = z.object({ messageId: MessageId, status: SendStatus, timestamp: IsoTimestamp });
+export const SendMessageResult = z.object({
+  messageId: MessageId,
+  status: SendStatus.meta({ description: '`sent` (201) once the network acknowledged it, `pending` (202) past the send deadline.', example: 'sent' }),
+  timestamp: IsoTimestamp.meta({ description: 'When the message was accepted.', example: '2026-11-21T10:15:30.000Z' }),
+});
 export type SendMessageResult = z.infer<typeof SendMessageResult>;
 export const SendMessageResponse = successEnvelope(SendMessageResult);
 export type SendMessageResponse = z.infer<typeof SendMessageResponse>;
 
 /** `data` of a media send: echoes `mediaType`. */
-export const SendMediaResult = SendMessageResult.extend({ mediaType: MediaType });
+export const SendMediaResult = SendMessageResult.extend({ mediaType: MediaType.meta({ description: 'The media type sent.', example: 'image' }) });
 export type SendMediaResult = z.infer<typeof SendMediaResult>;
 export const SendMediaResponse = successEnvelope(SendMediaResult);
 export type SendMediaResponse = z.infer<typeof SendMediaResponse>;
 
 /** Why a message failed, on `failed` messages only. */
-export const MessageFailure = z.object({ code: ErrorCode, message: z.string().min(1) });
+export const MessageFailure = z
+  .object({
+    code: ErrorCode.meta({ description: 'Why it failed, as an error code.', example: 'RECIPIENT_NOT_ON_CHAT_NETWORK' }),
+    message: z.string().min(1).meta({ description: 'Why it failed, in words.', example: 'The recipient has no account on the chat network.' }),
+  })
+  .meta({ description: 'Why the message failed (`failed` only).' });
 export type MessageFailure = z.infer<typeof MessageFailure>;
+
+const ACCEPTED_AT = IsoTimestamp.meta({ description: 'When the message was accepted (outbound) or received (inbound).', example: '2026-11-21T10:15:30.000Z' });
+/** When the recipient's device got it / when it was read: null until then (outbound only). */
+export const DELIVERED_AT = IsoTimestamp.nullable().meta({ description: 'When the recipient\'s device got it; null until then.', example: '2026-11-21T10:15:31.000Z' });
+export const READ_AT = IsoTimestamp.nullable().meta({ description: 'When the recipient read it; null until then (or never, when read receipts are off).', example: null });
 
 /** `data` of GET /v1/messages/{id}. `timestamp`: when it was accepted. */
 export const MessageStatusView = z.object({
   messageId: MessageId,
   status: MessageStatus,
-  timestamp: IsoTimestamp,
-  deliveredAt: IsoTimestamp.nullable(),
-  readAt: IsoTimestamp.nullable(),
-  sessionId: SessionId.optional(),
-  to: Phone.optional(),
-  type: MessageType.optional(),
+  timestamp: ACCEPTED_AT,
+  deliveredAt: DELIVERED_AT,
+  readAt: READ_AT,
+  sessionId: SessionId.optional().meta({ description: 'The session it was sent through.', example: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R' }),
+  to: Phone.optional().meta({ description: 'The recipient.', example: '15551234567' }),
+  type: MessageType.optional().meta({ description: 'Which send endpoint created it.', example: 'text' }),
   error: MessageFailure.optional(),
 });
 export type MessageStatusView = z.infer<typeof MessageStatusView>;

@@ -61,5 +61,9 @@ export const MediaSource = z
   .refine((value) => classifyMedia(value) !== null, {
     message: 'media must be an http(s) URL, a data URL (data:<type>;base64,...) or base64 data',
   })
-  .meta({ example: 'https://example.com/photo.jpg' });
+  .meta({
+    description:
+      'The media: an http(s) URL to fetch, a data URL (`data:<type>;base64,...`) or plain base64. Limits: image 5 MiB, video and audio 16 MiB, document 100 MiB; inline data also counts against the 25 MiB body, so send large files by URL.',
+    example: 'https://example.com/photo.jpg',
+  });
 export type MediaSource = z.infer<typeof MediaSource>;

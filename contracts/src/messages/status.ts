@@ -4,7 +4,9 @@ import { z } from 'zod';
  * Message status: `pending` → `sent` (network acknowledged) → `delivered` → `read`, or `failed`.
  * Never goes backwards: a late `delivered` after `read` changes nothing.
  */
-export const MessageStatus = z.enum(['pending', 'sent', 'delivered', 'read', 'failed']);
+export const MessageStatus = z
+  .enum(['pending', 'sent', 'delivered', 'read', 'failed'])
+  .meta({ description: '`pending` → `sent` (the network acknowledged it) → `delivered` → `read`, or `failed`; never goes backwards.', example: 'delivered' });
 export type MessageStatus = z.infer<typeof MessageStatus>;
 
 const STATUS_RANK: Readonly<Record<Exclude<MessageStatus, 'failed'>, number>> = {
@@ -26,15 +28,15 @@ export function isStatusAdvance(from: MessageStatus, to: MessageStatus): boolean
 }
 
 /** Status a send call answers with: `sent` (201) once acknowledged, else `pending` (202). */
-export const SendStatus = z.enum(['sent', 'pending']);
+export const SendStatus = z.enum(['sent', 'pending']).meta({ description: 'Where the send stands.', example: 'sent' });
 export type SendStatus = z.infer<typeof SendStatus>;
 
 /** Message type: which send endpoint created it. */
-export const MessageType = z.enum(['text', 'media', 'location', 'buttons']);
+export const MessageType = z.enum(['text', 'media', 'location', 'buttons']).meta({ description: 'Which send endpoint created the message.', example: 'text' });
 export type MessageType = z.infer<typeof MessageType>;
 
 /** Media type of a media message. */
-export const MediaType = z.enum(['image', 'video', 'document', 'audio']);
+export const MediaType = z.enum(['image', 'video', 'document', 'audio']).meta({ description: 'The kind of media.', example: 'image' });
 export type MediaType = z.infer<typeof MediaType>;
 
 /** Byte limits per media type (api-decisions.md); inline base64 may also hit the body limit. */

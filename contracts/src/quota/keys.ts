@@ -20,7 +20,8 @@ export const ApiKeySecret = z
   .string()
   .min(16, 'API key is too short')
   .max(512)
-  .regex(/^[\x21-\x7e]+$/, 'API key must be printable ASCII');
+  .regex(/^[\x21-\x7e]+$/, 'API key must be printable ASCII')
+  .meta({ description: 'The API key itself, shown this once: send it as `Authorization: Bearer <key>`.', example: 'sbk_Jx2w9vT4mQ7rL0pZ8kN3yB6cF1hD5gS2aE4uW7iO9q' });
 export type ApiKeySecret = z.infer<typeof ApiKeySecret>;
 
 /**
@@ -38,7 +39,8 @@ export type ApiKeyScope = z.infer<typeof ApiKeyScope>;
 export const ApiKeyScopes = z
   .array(ApiKeyScope)
   .min(1)
-  .refine((scopes) => new Set(scopes).size === scopes.length, 'scopes must not repeat');
+  .refine((scopes) => new Set(scopes).size === scopes.length, 'scopes must not repeat')
+  .meta({ description: 'What the key may call: `api` (sessions, messages, webhooks, events), `admin` (`/v1/admin`).', example: ['api'] });
 export type ApiKeyScopes = z.infer<typeof ApiKeyScopes>;
 
 export const DEFAULT_KEY_SCOPES: readonly ApiKeyScope[] = ['api'];
@@ -48,7 +50,7 @@ export const ApiKeyView = z.object({
   keyId: KeyId,
   accountId: AccountId,
   scopes: ApiKeyScopes,
-  createdAt: IsoTimestamp,
-  revokedAt: IsoTimestamp.nullable(),
+  createdAt: IsoTimestamp.meta({ description: 'When the key was made.', example: '2026-11-21T10:15:30.000Z' }),
+  revokedAt: IsoTimestamp.nullable().meta({ description: 'When it was revoked; null while it works.', example: null }),
 });
 export type ApiKeyView = z.infer<typeof ApiKeyView>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EndpointContract } from '../common/routes.js';
 import { successEnvelope, MessageResponse } from '../common/envelope.js';
 import { SessionId } from '../common/ids.js';
-import { ListLimit, ListOffset } from '../common/query.js';
+import { ListLimit, ListOffset, PAGE_FIELDS } from '../common/query.js';
 import { IsoTimestamp } from '../common/time.js';
 import { QrCodeDataUrl, SessionName, SessionStatus } from './status.js';
 
@@ -20,7 +20,7 @@ export type SessionIdParams = z.infer<typeof SessionIdParams>;
 export const ListSessionsQuery = z.object({
   limit: ListLimit,
   offset: ListOffset,
-  status: SessionStatus.optional(),
+  status: SessionStatus.optional().meta({ description: 'Only sessions in this status.', example: 'connected' }),
 });
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>;
 export type ListSessionsQueryInput = z.input<typeof ListSessionsQuery>;
@@ -31,7 +31,7 @@ export type ListSessionsQueryInput = z.input<typeof ListSessionsQuery>;
 export const CreateSessionResult = z.object({
   sessionId: SessionId,
   qrCode: QrCodeDataUrl,
-  status: z.literal('pending'),
+  status: z.literal('pending').meta({ description: 'Always `pending` until the code is scanned.', example: 'pending' }),
 });
 export type CreateSessionResult = z.infer<typeof CreateSessionResult>;
 export const CreateSessionResponse = successEnvelope(CreateSessionResult);
@@ -41,9 +41,9 @@ export type CreateSessionResponse = z.infer<typeof CreateSessionResponse>;
 export const SessionView = z.object({
   sessionId: SessionId,
   status: SessionStatus,
-  name: SessionName.nullable(),
-  createdAt: IsoTimestamp,
-  lastActivity: IsoTimestamp,
+  name: SessionName.nullable().meta({ description: 'The label given at creation, or null.', example: 'Support line' }),
+  createdAt: IsoTimestamp.meta({ description: 'When the session was created.', example: '2026-11-21T10:15:30.000Z' }),
+  lastActivity: IsoTimestamp.meta({ description: 'The last state change, send or receipt.', example: '2026-11-21T10:20:00.000Z' }),
 });
 export type SessionView = z.infer<typeof SessionView>;
 export const GetSessionResponse = successEnvelope(SessionView);
@@ -51,10 +51,8 @@ export type GetSessionResponse = z.infer<typeof GetSessionResponse>;
 
 /** `data` of GET /v1/sessions: newest first; `total` counts all matches; limit/offset as applied. */
 export const ListSessionsResult = z.object({
-  sessions: z.array(SessionView),
-  total: z.number().int().min(0),
-  limit: z.number().int().min(1).max(100),
-  offset: z.number().int().min(0),
+  sessions: z.array(SessionView).meta({ description: 'The page of sessions, newest first.' }),
+  ...PAGE_FIELDS,
 });
 export type ListSessionsResult = z.infer<typeof ListSessionsResult>;
 export const ListSessionsResponse = successEnvelope(ListSessionsResult);

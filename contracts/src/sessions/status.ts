@@ -4,7 +4,10 @@ import { z } from 'zod';
  * Session status. `pending` → `connected` (QR scanned) → `disconnected` (logged out or dropped
  * for good); `pending` → `timeout` (QR lifetime over); any → `error` (unrecoverable failure).
  */
-export const SessionStatus = z.enum(['pending', 'connected', 'disconnected', 'timeout', 'error']);
+export const SessionStatus = z.enum(['pending', 'connected', 'disconnected', 'timeout', 'error']).meta({
+  description: '`pending` (waiting for a scan) → `connected`; `disconnected` (logged out or dropped for good), `timeout` (no scan in time), `error` (unrecoverable).',
+  example: 'connected',
+});
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 /** Statuses that hold one of the plan's concurrent-session slots. */
@@ -20,12 +23,12 @@ export const SessionName = z
   .string()
   .min(1, 'name must be 1–100 characters')
   .max(100, 'name must be 1–100 characters')
-  .meta({ example: 'Support line' });
+  .meta({ description: 'A label for the session, 1–100 characters.', example: 'Support line' });
 export type SessionName = z.infer<typeof SessionName>;
 
 /** QR code image as returned to clients: a PNG data URL. */
 export const QrCodeDataUrl = z
   .string()
   .regex(/^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/, 'must be a data:image/png;base64 URL')
-  .meta({ example: 'data:image/png;base64,iVBORw0KGgo=' });
+  .meta({ description: 'The QR code to scan, as a PNG data URL (show it as an image).', example: 'data:image/png;base64,iVBORw0KGgo=' });
 export type QrCodeDataUrl = z.infer<typeof QrCodeDataUrl>;

@@ -68,12 +68,12 @@ describe('/v1/openapi.json', () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths['/healthz'].get.security).toEqual([]);
     expect(document.info.description).toContain('/api/v1/');
-    expect(document.components.schemas.ErrorEnvelope.properties.success).toEqual({ type: 'boolean', const: false });
+    expect(document.components.schemas.ErrorEnvelope.properties.success).toMatchObject({ type: 'boolean', const: false });
     const sendButtons = document.paths['/v1/messages/buttons'].post;
     expect(sendButtons.requestBody.content['application/json'].example).toEqual(HTTP_EXAMPLES.sendButtonsBody);
     expect(sendButtons.requestBody.content['application/json'].schema).toMatchObject({ additionalProperties: false });
     expect(sendButtons.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
-    expect(document.components.responses.BadRequest.content['application/json'].example).toEqual(HTTP_EXAMPLES.validationErrorResponse);
+    expect(sendButtons.responses['400'].content['application/json'].examples.VALIDATION_ERROR.value).toEqual(HTTP_EXAMPLES.validationErrorResponse);
     const list = document.paths['/v1/sessions'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     expect(list).toEqual(['query:limit', 'query:offset', 'query:status']);
     expect(document.paths['/v1/sessions'].post.requestBody.required).toBe(false);
@@ -91,6 +91,61 @@ describe('/v1/openapi.json', () => {
     expect(document.info.description).toContain('| 408 | `REQUEST_TIMEOUT` |');
     expect(document.info.description).toContain('| 431 | `HEADERS_TOO_LARGE` |');
     expect(document.info.description).toContain('120 s');
+  });
+});
+
+describe('every operation: what it can answer, with its codes and headers', () => {
+  const statusesOf = (operation: { responses: object }) => Object.keys(operation.responses);
+
+  it('lists the statuses of each kind of operation, readyz 503 included', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    for (const kind of ['text', 'media', 'location', 'buttons']) {
+      expect(statusesOf(document.paths[`/v1/messages/${kind}`].post), kind).toEqual(
+        ['201', '202', '400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '431', '500', '502', '503', '504'],
+      );
+    }
+    expect(statusesOf(document.paths['/v1/sessions'].post)).toEqual(['201', '400', '401', '403', '408', '409', '413', '415', '429', '431', '500', '502', '503', '504']);
+    expect(statusesOf(document.paths['/v1/sessions/{sessionId}/qr'].get)).toContain('409');
+    expect(statusesOf(document.paths['/readyz'].get)).toEqual(['200', '408', '431', '500', '503']);
+    expect(document.paths['/readyz'].get.responses['503'].content['application/json'].example.status).toBe('not_ready');
+  });
+
+  it('names each code a status stands for, and the headers that come with it', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const send = document.paths['/v1/messages/media'].post;
+    expect(Object.keys(send.responses['422'].content['application/json'].examples)).toEqual(
+      ['RECIPIENT_NOT_ON_CHAT_NETWORK', 'MEDIA_UNREACHABLE', 'MEDIA_TOO_LARGE', 'MEDIA_TYPE_MISMATCH', 'MEDIA_URL_FORBIDDEN'],
+    );
+    expect(send.responses['409'].description).toContain('`SESSION_NOT_CONNECTED`');
+    expect(send.responses['409'].description).toContain('`IDEMPOTENCY_KEY_REUSED`');
+    expect(Object.keys(send.responses['429'].headers)).toEqual(['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    for (const status of ['201', '202']) {
+      expect(Object.keys(send.responses[status].headers), status).toEqual(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed']);
+    }
+    expect(send.responses['202'].content['application/json'].example.data.status).toBe('pending');
+    expect(send.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    expect(document.components.responses.ServiceUnavailable.headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    expect(document.components.responses.Unauthorized.headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WwwAuthenticate' });
+    const create = document.paths['/v1/sessions'].post;
+    expect(create.responses['429'].description).toContain('`SESSION_LIMIT_REACHED`');
+    expect(create.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
+    expect(document.paths['/v1/messages/{messageId}/media'].get.responses['200'].content).toHaveProperty('*/*');
+  });
+
+  it('gives each operation a summary and a description, and says integer where integers are meant', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, { summary: string; description: string }>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        expect(operation.summary, `${method} ${path}`).toMatch(/^[A-Z]/);
+        expect(operation.description.length, `${method} ${path}`).toBeGreaterThan(20);
+      }
+    }
+    const limit = document.paths['/v1/sessions'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1 });
+    const page = document.paths['/v1/sessions'].get.responses['200'].content['application/json'].schema.properties.data.properties;
+    expect([page.total.type, page.limit.type, page.offset.type]).toEqual(['integer', 'integer', 'integer']);
+    const media = document.paths['/v1/messages/media'].post.requestBody.content['application/json'].schema.properties.media;
+    expect(media.description).toMatch(/URL.*base64.*5 MiB.*16 MiB.*100 MiB/s);
   });
 });
 

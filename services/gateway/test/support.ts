@@ -7,17 +7,34 @@ import { createLogger } from '@switchboard/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';
 import { buildGateway } from '../src/index.js';
+import type { ObservedResponse } from '../src/testing/index.js';
 import type { BuildGatewayOptions } from '../src/index.js';
 
 export const ADMIN_KEY = 'test-operator-key-0123456789';
 
 export const silentLogger = () => createLogger({ service: 'gateway-test', level: 'silent' });
 
+/** What the gateways of this test file answered (checked against the OpenAPI document after the file). */
+export const observedResponses: ObservedResponse[] = [];
+
 export async function startGateway(bus: Bus, options: Partial<BuildGatewayOptions> = {}): Promise<FastifyInstance> {
   const config = loadConfig({ SWITCHBOARD_ADMIN_API_KEY: ADMIN_KEY });
   const app = await buildGateway({ bus, config, logger: silentLogger(), ...options });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const code = reply.statusCode >= 400 && typeof payload === 'string' ? errorCodeOf(payload) : undefined;
+    observedResponses.push({ method: request.method, url: request.url, status: reply.statusCode, code });
+    return payload;
+  });
   await app.ready();
   return app;
+}
+
+function errorCodeOf(body: string): string | undefined {
+  try {
+    return (JSON.parse(body) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return undefined;
+  }
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

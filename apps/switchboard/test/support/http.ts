@@ -1,9 +1,14 @@
+import type { ObservedResponse } from '@switchboard/gateway/testing';
+
 /** What a client sees of one HTTP exchange. */
 export interface HttpResult<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
   status: number;
   headers: Headers;
   body: T;
 }
+
+/** Every response an ApiClient of this test file got (checked against the OpenAPI document after the file). */
+export const observedResponses: ObservedResponse[] = [];
 
 /** A small JSON client with the caller's API key, as an integrator would write one. */
 export class ApiClient {
@@ -48,7 +53,9 @@ export class ApiClient {
       ...(body === undefined ? {} : { body }),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    const result = { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    observedResponses.push({ method, url: path, status: result.status, code: result.body?.error?.code });
+    return result;
   }
 }
 

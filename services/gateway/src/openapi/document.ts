@@ -1,11 +1,15 @@
-import { ADMIN_ENDPOINTS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, MESSAGE_ENDPOINTS, PublicEvent, PublicEventId, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
-import type { EndpointContract } from '@switchboard/contracts';
+import { ADMIN_ENDPOINTS, ERROR_DEFAULT_MESSAGE, ERROR_HTTP_STATUS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, IdempotencyKey, MESSAGE_ENDPOINTS, PublicEvent, PublicEventId, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
+import type { EndpointContract, ErrorCode } from '@switchboard/contracts';
 import { maxHeaderSize } from 'node:http';
 import { z } from 'zod';
 import { BODY_LIMIT_BYTES } from '../http/body.js';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../http/errors.js';
+import { UNLIMITED_RATE_LIMIT } from '../routes/messages.js';
 import { EVENT_STREAM_ENDPOINT, HEARTBEAT_MS, sseFrame } from '../routes/event-stream.js';
 import { ENDPOINT_EXAMPLES, example } from './examples.js';
 import { apiDescription } from './info.js';
+import { OPERATION_DOCS } from './operations.js';
+import type { OperationDoc, OperationName } from './operations.js';
 
 type Json = Record<string, unknown>;
 
@@ -44,34 +48,118 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Jso
   }));
 }
 
-const errorRef = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
+const responseRef = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
+const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
 
-/** Failures each endpoint can answer, by what it takes; the codes are in the description table. */
-function errorResponses(endpoint: EndpointContract, isPublic: boolean): Json {
+/** Codes whose response is the same on every operation, kept once under components. */
+const SHARED_ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
+  UNAUTHORIZED: 'Unauthorized',
+  FORBIDDEN: 'Forbidden',
+  REQUEST_TIMEOUT: 'RequestTimeout',
+  PAYLOAD_TOO_LARGE: 'PayloadTooLarge',
+  UNSUPPORTED_MEDIA_TYPE: 'UnsupportedMediaType',
+  HEADERS_TOO_LARGE: 'HeadersTooLarge',
+  INTERNAL_ERROR: 'InternalError',
+  SERVICE_UNAVAILABLE: 'ServiceUnavailable',
+  UPSTREAM_TIMEOUT: 'UpstreamTimeout',
+};
+
+/** Every error code an operation can answer: what its shape brings, then its own. */
+export function errorCodesOf(endpoint: EndpointContract, doc: OperationDoc, isPublic: boolean): ErrorCode[] {
   // Any request can be too slow or carry too large a head: node refuses those before routing.
-  const responses: Json = { '408': errorRef('RequestTimeout'), '431': errorRef('HeadersTooLarge'), '500': errorRef('InternalError') };
-  if (isPublic) return responses;
-  Object.assign(responses, { '400': errorRef('BadRequest'), '401': errorRef('Unauthorized'), '403': errorRef('Forbidden') });
-  if (endpoint.params) responses['404'] = errorRef('NotFound');
-  if (endpoint.body) Object.assign(responses, { '413': errorRef('PayloadTooLarge'), '415': errorRef('UnsupportedMediaType') });
-  Object.assign(responses, { '503': errorRef('ServiceUnavailable'), '504': errorRef('UpstreamTimeout') });
+  const codes: ErrorCode[] = ['REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR'];
+  if (!isPublic) codes.push('VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'SERVICE_UNAVAILABLE', 'UPSTREAM_TIMEOUT');
+  if (endpoint.body) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  return [...new Set([...codes, ...doc.errors])];
+}
+
+const EXAMPLE_REQUEST_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+function errorExample(code: ErrorCode): unknown {
+  if (code === 'VALIDATION_ERROR') return HTTP_EXAMPLES.validationErrorResponse;
+  if (code === 'DAILY_MESSAGE_LIMIT_REACHED') return HTTP_EXAMPLES.dailyLimitErrorResponse;
+  return { success: false, error: { code, message: ERROR_DEFAULT_MESSAGE[code], requestId: EXAMPLE_REQUEST_ID } };
+}
+
+/** Headers an error response carries besides `X-Request-Id` (see errorHeaders in http/errors.ts). */
+function errorHeaders(codes: readonly ErrorCode[]): Json {
+  const headers: Json = { 'X-Request-Id': headerRef('RequestId') };
+  if (codes.includes('UNAUTHORIZED')) headers['WWW-Authenticate'] = headerRef('WwwAuthenticate');
+  if (codes.includes('SERVICE_UNAVAILABLE') || codes.includes('DAILY_MESSAGE_LIMIT_REACHED')) headers['Retry-After'] = headerRef('RetryAfter');
+  if (codes.includes('DAILY_MESSAGE_LIMIT_REACHED')) Object.assign(headers, rateLimitHeaders());
+  return headers;
+}
+
+const rateLimitHeaders = (): Json => ({
+  'RateLimit-Limit': headerRef('RateLimitLimit'),
+  'RateLimit-Remaining': headerRef('RateLimitRemaining'),
+  'RateLimit-Reset': headerRef('RateLimitReset'),
+});
+
+/** One error response for the codes that share a status: each code and what it means. */
+function errorResponse(codes: readonly ErrorCode[]): Json {
+  const description = codes.map((code) => `\`${code}\`: ${ERROR_DEFAULT_MESSAGE[code]}`).join('\n\n');
+  const examples = Object.fromEntries(codes.map((code) => [code, { value: errorExample(code) }]));
+  return {
+    description,
+    headers: errorHeaders(codes),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, examples } },
+  };
+}
+
+/** Error responses by status: a shared component where one code has the status alone. */
+function errorResponses(codes: readonly ErrorCode[]): Json {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_HTTP_STATUS[code], [...(byStatus.get(ERROR_HTTP_STATUS[code]) ?? []), code]);
+  const responses: Json = {};
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const shared = group.length === 1 ? SHARED_ERROR_RESPONSES[group[0]!] : undefined;
+    responses[String(status)] = shared ? responseRef(shared) : errorResponse(group);
+  }
+  return responses;
+}
+
+/** A send's 201 example as the 202 it would be past the deadline. */
+function pendingExample(sent: unknown): unknown {
+  const { data, ...rest } = sent as { data: object };
+  return { ...rest, data: { ...data, status: 'pending' } };
+}
+
+/** The success responses: 201/200, and a send's 202 `pending`. */
+function successResponses(name: OperationName, endpoint: EndpointContract, doc: OperationDoc): Json {
+  const examples = ENDPOINT_EXAMPLES[name];
+  const headers: Json = { 'X-Request-Id': headerRef('RequestId') };
+  if (doc.send) Object.assign(headers, rateLimitHeaders());
+  if (doc.idempotent) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
+  const content = doc.binary
+    ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The media bytes, served with their own Content-Type.' } } }
+    : { 'application/json': { schema: jsonSchema(endpoint.response, 'output'), example: example(examples?.response) } };
+  const responses: Json = { [String(endpoint.status)]: { description: doc.send ? 'Sent: the chat network acknowledged the message.' : endpoint.status === 201 ? 'Created' : 'OK', headers, content } };
+  if (doc.send) {
+    responses['202'] = {
+      description: 'Accepted, `pending`: the network did not acknowledge within the send deadline; the message is still being sent.',
+      headers,
+      content: { 'application/json': { schema: jsonSchema(endpoint.response, 'output'), example: pendingExample(example(examples?.response)) } },
+    };
+  }
   return responses;
 }
 
 function operation(tag: string, name: string, endpoint: EndpointContract): Json {
   const isPublic = tag === 'health';
-  const examples = ENDPOINT_EXAMPLES[`${tag}.${name}`];
-  const success: Json = {
-    description: endpoint.status === 201 ? 'Created' : 'OK',
-    content: { 'application/json': { schema: jsonSchema(endpoint.response, 'output'), example: example(examples?.response) } },
-  };
+  const key = `${tag}.${name}` as OperationName;
+  const doc = OPERATION_DOCS[key];
+  const examples = ENDPOINT_EXAMPLES[key];
+  const headerParameters = doc.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [];
   const op: Json = {
-    operationId: `${tag}.${name}`,
+    operationId: key,
     tags: [tag],
-    summary: `${endpoint.method} ${openApiPath(endpoint.path)}`,
-    parameters: [...parameters(endpoint.params, 'path'), ...parameters(endpoint.query, 'query')],
-    responses: { [String(endpoint.status)]: success, ...errorResponses(endpoint, isPublic) },
+    summary: doc.summary,
+    description: doc.description,
+    parameters: [...parameters(endpoint.params, 'path'), ...parameters(endpoint.query, 'query'), ...headerParameters],
+    responses: { ...successResponses(key, endpoint, doc), ...errorResponses(errorCodesOf(endpoint, doc, isPublic)) },
   };
+  if (key === 'health.readyz') op['responses'] = { ...(op['responses'] as Json), '503': notReadyResponse(endpoint) };
   if (isPublic) op['security'] = [];
   if (endpoint.body) {
     op['requestBody'] = {
@@ -83,15 +171,28 @@ function operation(tag: string, name: string, endpoint: EndpointContract): Json 
   return op;
 }
 
-/** One frame of the live stream, as the example of its 200 response. */
-const EXAMPLE_FRAME = sseFrame(
-  PublicEvent.parse({
+/** `/readyz` answers 503 with the same body when a check fails: orchestrators read the status. */
+function notReadyResponse(endpoint: EndpointContract): Json {
+  return {
+    description: 'Not ready: at least one check failed (`ok: false`, with its `detail`).',
+    headers: { 'X-Request-Id': headerRef('RequestId') },
+    content: {
+      'application/json': {
+        schema: jsonSchema(endpoint.response, 'output'),
+        example: { status: 'not_ready', checks: { bus: { ok: false, detail: 'the bus is unreachable' }, eventStore: { ok: true }, readModels: { ok: true } } },
+      },
+    },
+  };
+}
+
+/** One event: the example of a webhook delivery and, as a frame, of the live stream's 200. */
+const EXAMPLE_EVENT = PublicEvent.parse({
   id: 'evt_01JD8Z7A1B2C3D4E5F6G7H8J9K',
   type: 'message.status',
   timestamp: '2026-01-01T12:00:01.000Z',
   data: { messageId: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K', sessionId: 'ses_01JD8Z5K7M9N1P3Q5R7S9T1V3W', status: 'delivered', timestamp: '2026-01-01T12:00:01.000Z', error: null },
-  }),
-);
+});
+const EXAMPLE_FRAME = sseFrame(EXAMPLE_EVENT);
 
 /** GET /v1/events answers a stream of SSE frames, not JSON: its body is described in words. */
 function eventStreamOperation(): Json {
@@ -106,7 +207,7 @@ function eventStreamOperation(): Json {
   return {
     operationId: 'events.stream',
     tags: ['events'],
-    summary: `${endpoint.method} ${openApiPath(endpoint.path)}`,
+    summary: 'Stream the account\'s events',
     description: 'The live stream of the account\'s events (the webhook catalogue), as Server-Sent Events. Several clients may listen at once.',
     parameters: [...parameters(endpoint.query, 'query'), lastEventId],
     responses: {
@@ -115,19 +216,24 @@ function eventStreamOperation(): Json {
           `A \`text/event-stream\` that stays open. Each event is one frame: \`id:\` the event id, \`event:\` its type, \`data:\` the event JSON on one line ` +
           `(schema \`#/components/schemas/PublicEvent\`), then a blank line. A comment line (\`: heartbeat\`) comes every ${HEARTBEAT_MS / 1000} s ` +
           'so proxies keep a quiet stream open. Errors before the stream starts are JSON envelopes as elsewhere.',
-        content: { 'text/event-stream': { schema: { type: 'string' }, example: EXAMPLE_FRAME } },
+        headers: { 'X-Request-Id': headerRef('RequestId') },
+        content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events frames.' }, example: EXAMPLE_FRAME } },
       },
-      ...errorResponses(endpoint, false),
+      ...errorResponses(errorCodesOf(endpoint, { summary: '', description: '', errors: [] }, false)),
     },
   };
 }
 
-function errorResponse(description: string, exampleBody?: unknown): Json {
+/** A response shared by every operation that can answer its one code. */
+function sharedErrorResponse(code: ErrorCode, description: string): Json {
   return {
-    description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, ...(exampleBody ? { example: exampleBody } : {}) } },
+    description: `\`${code}\`: ${description}`,
+    headers: errorHeaders([code]),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, example: errorExample(code) } },
   };
 }
+
+const header = (description: string, schema: Json): Json => ({ description, schema });
 
 function components(): Json {
   return {
@@ -135,20 +241,49 @@ function components(): Json {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer sbk_...`' },
     },
     schemas: { ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output'), PublicEvent: jsonSchema(PublicEvent, 'output') },
-    responses: {
-      BadRequest: errorResponse('INVALID_JSON or VALIDATION_ERROR (every problem in details)', HTTP_EXAMPLES.validationErrorResponse),
-      Unauthorized: errorResponse('UNAUTHORIZED: missing, non-Bearer, unknown or revoked key (WWW-Authenticate: Bearer)'),
-      Forbidden: errorResponse('FORBIDDEN: the key lacks the scope of this endpoint'),
-      NotFound: errorResponse('The resource does not exist or belongs to another account'),
-      PayloadTooLarge: errorResponse(`PAYLOAD_TOO_LARGE: body over ${BODY_LIMIT_BYTES / 1024 / 1024} MiB; details {limit, size} in bytes (size when Content-Length declared it)`),
-      UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
-      RequestTimeout: errorResponse(
-        'REQUEST_TIMEOUT: the request did not arrive within the whole-request timeout, or its body arrived below the body-rate floor; the connection is closed',
+    parameters: {
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'The same key with the same body within 24 h answers for the first request and does nothing again (`Idempotent-Replayed: true`); ' +
+          'with another body, 409 `IDEMPOTENCY_KEY_REUSED`. Keys are per account.',
+        schema: jsonSchema(IdempotencyKey, 'input'),
+      },
+    },
+    headers: {
+      RequestId: header('The W3C trace id of the request (32 hex characters); error bodies repeat it as `requestId`.', { type: 'string', pattern: '^[0-9a-f]{32}$', example: EXAMPLE_REQUEST_ID }),
+      WwwAuthenticate: header('The scheme to authenticate with.', { type: 'string', example: 'Bearer realm="switchboard"' }),
+      RetryAfter: header(
+        `Whole seconds to wait before retrying: ${RETRY_AFTER_UNAVAILABLE_SECONDS} on 503, the seconds until 00:00 UTC on 429 \`DAILY_MESSAGE_LIMIT_REACHED\`.`,
+        { type: 'integer', minimum: 0, example: RETRY_AFTER_UNAVAILABLE_SECONDS },
       ),
-      HeadersTooLarge: errorResponse(`HEADERS_TOO_LARGE: request line and headers over ${maxHeaderSize / 1024} KiB together; the connection is closed`),
-      InternalError: errorResponse('INTERNAL_ERROR: a bug, logged with the request id'),
-      ServiceUnavailable: errorResponse('SERVICE_UNAVAILABLE: a service or the bus is unreachable (Retry-After)'),
-      UpstreamTimeout: errorResponse('UPSTREAM_TIMEOUT: a service did not answer in time'),
+      RateLimitLimit: header(`The plan's messages per UTC day (${UNLIMITED_RATE_LIMIT} on unlimited plans).`, { type: 'integer', minimum: 0, example: 1000 }),
+      RateLimitRemaining: header(`Messages the account may still send today (${UNLIMITED_RATE_LIMIT} on unlimited plans).`, { type: 'integer', minimum: 0, example: 958 }),
+      RateLimitReset: header('Seconds until the daily count resets at 00:00 UTC.', { type: 'integer', minimum: 0, example: 36_000 }),
+      IdempotentReplayed: header('`true` when this is the stored answer to an earlier request with the same `Idempotency-Key` (nothing was done again).', {
+        type: 'string',
+        enum: ['true'],
+        example: 'true',
+      }),
+    },
+    responses: {
+      Unauthorized: sharedErrorResponse('UNAUTHORIZED', 'missing, non-Bearer, unknown or revoked key (`WWW-Authenticate: Bearer`).'),
+      Forbidden: sharedErrorResponse('FORBIDDEN', 'the key lacks the scope of this endpoint.'),
+      PayloadTooLarge: sharedErrorResponse(
+        'PAYLOAD_TOO_LARGE',
+        `body over ${BODY_LIMIT_BYTES / 1024 / 1024} MiB; \`details: {limit, size}\` in bytes (size when Content-Length declared it). Send large media by URL.`,
+      ),
+      UnsupportedMediaType: sharedErrorResponse('UNSUPPORTED_MEDIA_TYPE', 'the body is not `application/json`.'),
+      RequestTimeout: sharedErrorResponse(
+        'REQUEST_TIMEOUT',
+        'the request did not arrive within the whole-request timeout, or its body arrived below the body-rate floor; the connection is closed.',
+      ),
+      HeadersTooLarge: sharedErrorResponse('HEADERS_TOO_LARGE', `request line and headers over ${maxHeaderSize / 1024} KiB together; the connection is closed.`),
+      InternalError: sharedErrorResponse('INTERNAL_ERROR', 'a bug, logged with the request id.'),
+      ServiceUnavailable: sharedErrorResponse('SERVICE_UNAVAILABLE', 'a service or the bus is unreachable; retry after `Retry-After` seconds.'),
+      UpstreamTimeout: sharedErrorResponse('UPSTREAM_TIMEOUT', 'a service did not answer in time; retry later (with the same `Idempotency-Key` for a POST that takes one).'),
     },
   };
 }
@@ -163,6 +298,25 @@ function paths(): Json {
   }
   result[openApiPath(EVENT_STREAM_ENDPOINT.path)] = { [EVENT_STREAM_ENDPOINT.method.toLowerCase()]: eventStreamOperation() };
   return result;
+}
+
+/** What a registered webhook receives: one POST per event (OpenAPI 3.1 `webhooks`). */
+function webhookDeliveries(): Json {
+  return {
+    event: {
+      post: {
+        operationId: 'webhooks.delivery',
+        tags: ['webhooks'],
+        summary: 'An event delivered to a webhook',
+        description:
+          'Each event of the account is POSTed to every webhook that takes its type, with the Standard Webhooks headers `webhook-id` (the event ' +
+          'id), `webhook-timestamp` and `webhook-signature`. Any 2xx is success; anything else is retried on a schedule of up to 25 h.',
+        security: [],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PublicEvent' }, example: EXAMPLE_EVENT } } },
+        responses: { '200': { description: 'Any 2xx answer acknowledges the event.' } },
+      },
+    },
+  };
 }
 
 /**
@@ -185,6 +339,7 @@ export function buildOpenApiDocument(): Json {
       { name: 'health', description: 'Probes (no key)' },
     ],
     paths: paths(),
+    webhooks: webhookDeliveries(),
     components: components(),
   };
 }

@@ -1,0 +1,181 @@
+import type { ADMIN_ENDPOINTS, ErrorCode, HEALTH_ENDPOINTS, MESSAGE_ENDPOINTS, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
+
+/** `tag.name` of every endpoint of the contracts' tables: the key of its documentation. */
+export type OperationName =
+  | `sessions.${keyof typeof SESSION_ENDPOINTS}`
+  | `messages.${keyof typeof MESSAGE_ENDPOINTS}`
+  | `webhooks.${keyof typeof WEBHOOK_ENDPOINTS}`
+  | `admin.${keyof typeof ADMIN_ENDPOINTS}`
+  | `health.${keyof typeof HEALTH_ENDPOINTS}`;
+
+/**
+ * What the OpenAPI document says of one operation beyond its schemas. `errors` are the codes of
+ * this operation only; what every authenticated call can answer (400, 401, 403, 408, 413, 415,
+ * 431, 500, 503, 504) is added by the document builder from the endpoint's shape.
+ */
+export interface OperationDoc {
+  readonly summary: string;
+  readonly description: string;
+  readonly errors: readonly ErrorCode[];
+  /** Sends: 202 `pending` past the send deadline, and the `RateLimit-*` headers. */
+  readonly send?: true;
+  /** Takes `Idempotency-Key`; a replay carries `Idempotent-Replayed: true`. */
+  readonly idempotent?: true;
+  /** Answers with bytes of the message's own Content-Type, not JSON. */
+  readonly binary?: true;
+}
+
+const SEND_ERRORS: readonly ErrorCode[] = [
+  'SESSION_NOT_FOUND',
+  'MESSAGE_NOT_FOUND',
+  'SESSION_NOT_CONNECTED',
+  'IDEMPOTENCY_KEY_REUSED',
+  'RECIPIENT_NOT_ON_CHAT_NETWORK',
+  'DAILY_MESSAGE_LIMIT_REACHED',
+  'CHAT_NETWORK_ERROR',
+];
+
+const SEND_DESCRIPTION =
+  'Sends through a connected session of the account. Answers 201 `sent` once the chat network acknowledged the message, or 202 ' +
+  '`pending` when it has not within the send deadline (the message is still sent; follow it with `GET /v1/messages/{messageId}` ' +
+  'or the `message.status` event). Each send counts against the plan\'s daily messages: `RateLimit-Limit`, `-Remaining` and ' +
+  '`-Reset` say where the account stands, and 429 `DAILY_MESSAGE_LIMIT_REACHED` comes with `Retry-After`. A failure after the ' +
+  'message got an id (e.g. 422 `RECIPIENT_NOT_ON_CHAT_NETWORK`) names it in `details.messageId`. `quotedMessageId` (text) makes ' +
+  'the message a reply to one sent through the same session (404 `MESSAGE_NOT_FOUND` otherwise).';
+
+/** Every operation's summary, description and own error codes. */
+export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
+  'sessions.create': {
+    summary: 'Create a session',
+    description:
+      'Starts linking a device: answers the first QR code to scan with WhatsApp on the phone (Settings → Linked devices) and when ' +
+      'it expires (codes rotate; read the current one from `/qr`). The session is `pending` until scanned, then `connected`. ' +
+      'Counts against the plan\'s concurrent sessions (429 `SESSION_LIMIT_REACHED` with `details: {limit, used}`). 502 ' +
+      '`CHAT_NETWORK_ERROR` when the network issued no QR code in time; no session is kept then.',
+    errors: ['IDEMPOTENCY_KEY_REUSED', 'SESSION_NOT_PENDING', 'SESSION_LIMIT_REACHED', 'CHAT_NETWORK_ERROR'],
+    idempotent: true,
+  },
+  'sessions.list': {
+    summary: 'List sessions',
+    description: 'The account\'s sessions, newest first, a page at a time (`limit`, `offset`), optionally of one `status`.',
+    errors: [],
+  },
+  'sessions.get': {
+    summary: 'Get a session',
+    description: 'One session: its status, its name, and when it was created and last active.',
+    errors: ['SESSION_NOT_FOUND'],
+  },
+  'sessions.qr': {
+    summary: 'Get the current QR code',
+    description: 'The QR code to scan now, as a PNG data URL, and when it rotates. Only a `pending` session has one (409 otherwise).',
+    errors: ['SESSION_NOT_FOUND', 'SESSION_NOT_PENDING'],
+  },
+  'sessions.delete': {
+    summary: 'Delete a session',
+    description: 'Logs the linked device out of the chat network, forgets its credentials and frees its plan slot. Its messages stay in the history.',
+    errors: ['SESSION_NOT_FOUND'],
+  },
+  'messages.sendText': { summary: 'Send a text message', description: SEND_DESCRIPTION, errors: SEND_ERRORS, send: true, idempotent: true },
+  'messages.sendMedia': {
+    summary: 'Send an image, video, audio or document',
+    description:
+      `${SEND_DESCRIPTION}\n\n\`media\` is an http(s) URL (fetched with a timeout; private and loopback addresses are refused) or the ` +
+      'bytes inline as base64 or a data URL. Limits: image 5 MiB, video and audio 16 MiB, document 100 MiB; inline media also ' +
+      'counts against the 25 MiB body, so send large files by URL. The bytes are checked against `mediaType`.',
+    errors: [...SEND_ERRORS, 'MEDIA_UNREACHABLE', 'MEDIA_TOO_LARGE', 'MEDIA_TYPE_MISMATCH', 'MEDIA_URL_FORBIDDEN'],
+    send: true,
+    idempotent: true,
+  },
+  'messages.sendLocation': { summary: 'Send a location', description: SEND_DESCRIPTION, errors: SEND_ERRORS, send: true, idempotent: true },
+  'messages.sendButtons': {
+    summary: 'Send a message with quick-reply buttons',
+    description: `${SEND_DESCRIPTION}\n\nUp to 3 buttons; a contact's tap arrives as a \`button_reply\` message. Linked devices may not render buttons on every phone.`,
+    errors: SEND_ERRORS,
+    send: true,
+    idempotent: true,
+  },
+  'messages.list': {
+    summary: 'Read the conversation history',
+    description: 'Messages sent and received through the account\'s sessions, newest first, filtered by session, direction, contact and time; page with `nextCursor`.',
+    errors: [],
+  },
+  'messages.get': {
+    summary: 'Get a message and its status',
+    description: 'An outbound message\'s status (`pending`, `sent`, `delivered`, `read` or `failed` with its reason) and times, or an inbound message as the history shows it.',
+    errors: ['MESSAGE_NOT_FOUND'],
+  },
+  'messages.media': {
+    summary: 'Download a message\'s media',
+    description: 'The bytes of a media message, with their own Content-Type. Media is kept 24 h after it was sent or received.',
+    errors: ['MESSAGE_NOT_FOUND', 'MEDIA_NOT_FOUND'],
+    binary: true,
+  },
+  'webhooks.create': {
+    summary: 'Register a webhook',
+    description:
+      'An HTTPS endpoint that receives the account\'s events, signed per Standard Webhooks with the secret answered here (shown once). ' +
+      'URLs that resolve to private, loopback or link-local addresses are refused.',
+    errors: ['WEBHOOK_URL_FORBIDDEN', 'WEBHOOK_LIMIT_REACHED'],
+  },
+  'webhooks.list': { summary: 'List webhooks', description: 'The account\'s webhooks, without their secrets.', errors: [] },
+  'webhooks.get': { summary: 'Get a webhook', description: 'One webhook, without its secret.', errors: ['WEBHOOK_NOT_FOUND'] },
+  'webhooks.update': {
+    summary: 'Change a webhook',
+    description: 'Changes its `url`, `events`, `description` or `enabled` (a disabled webhook keeps its deliveries pending until enabled again).',
+    errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_URL_FORBIDDEN'],
+  },
+  'webhooks.delete': { summary: 'Delete a webhook', description: 'Stops deliveries to it; its pending deliveries fail.', errors: ['WEBHOOK_NOT_FOUND'] },
+  'webhooks.rotateSecret': {
+    summary: 'Rotate a webhook\'s secret',
+    description: 'Answers a new signing secret (shown once); the old one still signs for 24 h (`previousSecretValidUntil`), both signatures are sent meanwhile.',
+    errors: ['WEBHOOK_NOT_FOUND'],
+  },
+  'webhooks.deliveries': {
+    summary: 'List a webhook\'s deliveries',
+    description: 'Its deliveries, newest first, optionally of one `status`, with attempts, the last status code and error, and the next attempt; page with `nextCursor`.',
+    errors: ['WEBHOOK_NOT_FOUND'],
+  },
+  'webhooks.replay': {
+    summary: 'Deliver past events again',
+    description: 'Sends the account\'s recorded events of a time window again (the types the webhook takes, narrowed by `types`), under their own ids; answers how many were queued.',
+    errors: ['WEBHOOK_NOT_FOUND'],
+  },
+  'webhooks.test': {
+    summary: 'Send a test event',
+    description: 'Queues one `webhook.test` event for this webhook and answers its `eventId`.',
+    errors: ['WEBHOOK_NOT_FOUND'],
+  },
+  'admin.createAccount': {
+    summary: 'Create an account',
+    description: 'A new tenant on a plan, with its first API key answered once: it is never stored in clear and cannot be shown again.',
+    errors: [],
+  },
+  'admin.listAccounts': { summary: 'List accounts', description: 'Every account, oldest first, a page at a time (`limit`, `offset`).', errors: [] },
+  'admin.getAccount': { summary: 'Get an account', description: 'One account: plan, limits and today\'s usage.', errors: ['ACCOUNT_NOT_FOUND'] },
+  'admin.patchAccount': {
+    summary: 'Change an account\'s plan or name',
+    description: 'A new plan applies from the next request; a rename is recorded as `AccountRenamed`.',
+    errors: ['ACCOUNT_NOT_FOUND'],
+  },
+  'admin.createKey': {
+    summary: 'Create an API key',
+    description: 'A new key for the account with the given scopes, answered once.',
+    errors: ['ACCOUNT_NOT_FOUND'],
+  },
+  'admin.listKeys': {
+    summary: 'List an account\'s API keys',
+    description: 'Key ids, scopes and whether each is revoked; never the keys themselves.',
+    errors: ['ACCOUNT_NOT_FOUND'],
+  },
+  'admin.revokeKey': {
+    summary: 'Revoke an API key',
+    description: 'The key stops working within one second on every gateway. Revoking twice answers 200.',
+    errors: ['KEY_NOT_FOUND'],
+  },
+  'health.healthz': { summary: 'Liveness probe', description: 'Answers 200 while the process can answer at all.', errors: [] },
+  'health.readyz': {
+    summary: 'Readiness probe',
+    description: 'Answers 200 `ready` when every check passes (the bus, each service\'s event store and read models), else 503 `not_ready` with the same body.',
+    errors: [],
+  },
+};
