@@ -65,10 +65,31 @@ describe('switchboard CLI, embedded mode (no SWITCHBOARD_NATS_URL)', () => {
     expect(listed.stdout).toMatch(/^KEY +SCOPES +CREATED +REVOKED\n/);
     expect(listed.stdout).not.toMatch(/sbk_|[0-9a-f]{64}/);
     const table = await cli(['accounts', 'list'], env);
-    expect(table.stdout.split('\n')[0]).toMatch(/^ACCOUNT +NAME +PLAN +SESSIONS +MESSAGES TODAY$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ACCOUNT +NAME +PLAN +SESSIONS +MESSAGES TODAY +CLOSED$/);
     expect(table.stdout).toContain('Acme support');
     const set = await cliJson<{ plan: string }>(['accounts', 'set-plan', created.accountId, 'premium'], env);
     expect(set.plan).toBe('premium');
+  });
+
+  it('closes an account: its keys revoked, its sessions left to the running server, still listed as closed; closing again is harmless', async () => {
+    const env = { SWITCHBOARD_DATA_DIR: tempDir() };
+    const created = await cliJson<{ accountId: string; keyId: string }>(['accounts', 'create', '--plan', 'basic', '--name', 'Leaving'], env);
+    await cliJson(['keys', 'create', created.accountId, '--admin'], env);
+    const closed = await cliJson<{ accountId: string; closedAt: string; sessionsDeleted: number | null; keysRevoked: number }>(['accounts', 'close', created.accountId], env);
+    expect(closed).toEqual({ accountId: created.accountId, closedAt: expect.any(String), sessionsDeleted: null, keysRevoked: 2 });
+    const { keys } = await cliJson<{ keys: { revokedAt: string | null }[] }>(['keys', 'list', created.accountId], env);
+    expect(keys.map((k) => k.revokedAt)).toEqual([closed.closedAt, closed.closedAt]);
+    const again = await cli(['accounts', 'close', created.accountId], env);
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    expect(again.stdout).toMatch(new RegExp(`^account: +${created.accountId}\nclosed at: +${closed.closedAt}\nkeys revoked: +0\nsessions deleted: +by the running server`));
+    const table = await cli(['accounts', 'list'], env);
+    expect(table.stdout).toMatch(new RegExp(`${created.accountId} +Leaving +basic +0 +0 +${closed.closedAt}`));
+    const refused = await cli(['accounts', 'set-plan', created.accountId, 'premium'], env);
+    expect([refused.code, refused.stderr]).toEqual([1, `switchboard: FORBIDDEN: Account ${created.accountId} was closed at ${closed.closedAt}: it takes no new sessions, messages, keys or changes.\n`]);
+    const unknown = await cli(['accounts', 'close', 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F'], env);
+    expect([unknown.code, unknown.stderr]).toEqual([1, 'switchboard: ACCOUNT_NOT_FOUND: No account with this id exists.\n']);
+    const usage = await cli(['accounts', 'close'], env);
+    expect([usage.code, usage.stderr]).toEqual([2, 'switchboard: "switchboard accounts close" takes 1 argument, got 0; see switchboard --help\n']);
   });
 
   it('explains mistakes: usage errors exit 2, domain errors exit 1 with their code', async () => {
@@ -140,6 +161,16 @@ describe('switchboard CLI, distributed mode (SWITCHBOARD_NATS_URL)', () => {
     expect(revoked.keyId).toBe(created.keyId);
     const gone = await cli(['keys', 'list', 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F'], env);
     expect([gone.code, gone.stderr]).toEqual([1, 'switchboard: ACCOUNT_NOT_FOUND: No account with this id exists.\n']);
+  });
+
+  it('closes an account through the quota service, then asks the sessions service; says which one does not answer', async () => {
+    const env = { SWITCHBOARD_NATS_URL: nats.url };
+    const created = await cliJson<{ accountId: string }>(['accounts', 'create', '--plan', 'free'], env);
+    // Only the quota service runs here: the closure is recorded, the sessions' part is not reachable.
+    const run = await cli(['accounts', 'close', created.accountId], env);
+    expect([run.code, run.stderr]).toEqual([1, `switchboard: no sessions service answers on ${nats.url}; is it running?\n`]);
+    const { accounts } = await cliJson<{ accounts: { accountId: string; closedAt: string | null }[] }>(['accounts', 'list'], env);
+    expect(accounts.find((a) => a.accountId === created.accountId)?.closedAt).toEqual(expect.any(String));
   });
 
   it('says so when no quota service answers', async () => {

@@ -4,6 +4,7 @@ import { MessageResponse, successEnvelope } from '../common/envelope.js';
 import { AccountId, KeyId } from '../common/ids.js';
 import { Plan } from '../common/plans.js';
 import { ListLimit, ListOffset, PAGE_FIELDS } from '../common/query.js';
+import { IsoTimestamp } from '../common/time.js';
 import { ApiKeyScopes, ApiKeySecret, ApiKeyView } from '../quota/keys.js';
 
 /** Account name: optional label, 1–100 characters like a session name. */
@@ -63,6 +64,10 @@ export const AccountView = z.object({
   plan: Plan,
   activeSessions: z.number().int().min(0).meta({ description: 'Sessions holding a plan slot now (`pending` or `connected`).', example: 1 }),
   messagesToday: z.number().int().min(0).meta({ description: 'Messages counted today (UTC).', example: 42 }),
+  closedAt: IsoTimestamp.nullable().meta({
+    description: 'When the account was closed (its keys revoked, its sessions deleted, its history kept); null while it is open.',
+    example: null,
+  }),
 });
 export type AccountView = z.infer<typeof AccountView>;
 export const AccountResponse = successEnvelope(AccountView);
@@ -93,6 +98,25 @@ export type ListKeysResponse = z.infer<typeof ListKeysResponse>;
 export const RevokeKeyResponse = MessageResponse;
 export type RevokeKeyResponse = MessageResponse;
 
+/**
+ * `data` of DELETE /v1/admin/accounts/{accountId}: what this request did. Closing a closed account
+ * answers 200 again with its first `closedAt` and what was still left to do (usually 0 and 0).
+ * `sessionsDeleted` also counts what the sessions service did on the closure's own fact a moment
+ * before the request reached it (the two race); no deletion is counted in two answers.
+ */
+export const CloseAccountResult = z.object({
+  accountId: AccountId,
+  closedAt: IsoTimestamp.meta({ description: 'When the account was closed (the first time, when closed again).', example: '2026-11-21T10:15:30.000Z' }),
+  sessionsDeleted: z.number().int().min(0).meta({
+    description: 'Sessions of the account deleted by this closure and not counted in an earlier answer: each logged out of the chat network, its credentials wiped, its plan slot freed.',
+    example: 2,
+  }),
+  keysRevoked: z.number().int().min(0).meta({ description: 'API keys this request revoked (every key that still worked).', example: 1 }),
+});
+export type CloseAccountResult = z.infer<typeof CloseAccountResult>;
+export const CloseAccountResponse = successEnvelope(CloseAccountResult);
+export type CloseAccountResponse = z.infer<typeof CloseAccountResponse>;
+
 /** Method, path, and the schemas of each admin endpoint, for routing and OpenAPI. */
 export const ADMIN_ENDPOINTS = {
   createAccount: { method: 'POST', path: '/v1/admin/accounts', status: 201, body: CreateAccountBody, response: CreateAccountResponse },
@@ -106,6 +130,7 @@ export const ADMIN_ENDPOINTS = {
     body: PatchAccountBody,
     response: AccountResponse,
   },
+  closeAccount: { method: 'DELETE', path: '/v1/admin/accounts/:accountId', status: 200, params: AccountIdParams, response: CloseAccountResponse },
   createKey: {
     method: 'POST',
     path: '/v1/admin/accounts/:accountId/keys',

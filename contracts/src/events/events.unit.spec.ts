@@ -48,6 +48,7 @@ const STORED = {
   AccountOpened: { accountId: ID.account, name: 'Acme', plan: 'free', openedAt: EXAMPLE_TIME },
   PlanChanged: { accountId: ID.account, from: 'free', to: 'basic', changedAt: EXAMPLE_TIME },
   AccountRenamed: { accountId: ID.account, from: 'Acme', to: 'Acme Support', renamedAt: EXAMPLE_TIME },
+  AccountClosed: { accountId: ID.account, closedAt: EXAMPLE_TIME },
   ApiKeyIssued: { accountId: ID.account, keyId: ID.key, keyHash: hash, scopes: ['api'], issuedAt: EXAMPLE_TIME },
   ApiKeyRevoked: { accountId: ID.account, keyId: ID.key, revokedAt: EXAMPLE_TIME },
   SessionSlotReserved: { accountId: ID.account, sessionId: ID.session, limit: 1, reservedAt: EXAMPLE_TIME },
@@ -89,7 +90,7 @@ describe('event parsing by type + version', () => {
   it('routes each service parser to its own events only', () => {
     expect(sessionEventParser.keys).toHaveLength(8);
     expect(messageEventParser.keys).toHaveLength(9);
-    expect(quotaEventParser.keys).toHaveLength(9);
+    expect(quotaEventParser.keys).toHaveLength(10);
     const result = sessionEventParser.safeParse({ type: 'MessageSent', version: 1, data: STORED.MessageSent });
     expect(result.ok ? null : result.error.reason).toBe('unknown_type');
   });

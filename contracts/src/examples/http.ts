@@ -9,15 +9,15 @@ export const HTTP_EXAMPLES = {
   createSessionResponse: { success: true, data: { sessionId: ID.session, qrCode: EXAMPLE_PNG_DATA_URL, status: 'pending' } },
   getSessionResponse: {
     success: true,
-    data: { sessionId: ID.session, status: 'connected', name: 'Support line', createdAt: EXAMPLE_TIME, lastActivity: EXAMPLE_TIME_LATER },
+    data: { sessionId: ID.session, status: 'connected', statusReason: null, name: 'Support line', createdAt: EXAMPLE_TIME, lastActivity: EXAMPLE_TIME_LATER },
   },
   listSessionsQuery: { limit: '10', offset: '0', status: 'connected' },
   listSessionsResponse: {
     success: true,
     data: {
       sessions: [
-        { sessionId: ID.session2, status: 'pending', name: null, createdAt: EXAMPLE_TIME_LATER, lastActivity: EXAMPLE_TIME_LATER },
-        { sessionId: ID.session, status: 'connected', name: 'Support line', createdAt: EXAMPLE_TIME, lastActivity: EXAMPLE_TIME_LATER },
+        { sessionId: ID.session2, status: 'pending', statusReason: null, name: null, createdAt: EXAMPLE_TIME_LATER, lastActivity: EXAMPLE_TIME_LATER },
+        { sessionId: ID.session, status: 'connected', statusReason: null, name: 'Support line', createdAt: EXAMPLE_TIME, lastActivity: EXAMPLE_TIME_LATER },
       ],
       total: 2,
       limit: 10,
@@ -85,7 +85,11 @@ export const HTTP_EXAMPLES = {
   },
   accountResponse: {
     success: true,
-    data: { accountId: ID.account, name: 'Acme support', plan: 'premium', activeSessions: 3, messagesToday: 120 },
+    data: { accountId: ID.account, name: 'Acme support', plan: 'premium', activeSessions: 3, messagesToday: 120, closedAt: null },
+  },
+  closeAccountResponse: {
+    success: true,
+    data: { accountId: ID.account, closedAt: EXAMPLE_TIME, sessionsDeleted: 2, keysRevoked: 1 },
   },
   patchAccountBody: { plan: 'premium' },
   createKeyBody: { scopes: ['api'] },
@@ -118,5 +122,8 @@ export const HTTP_EXAMPLES = {
     },
   },
   healthzResponse: { status: 'ok' },
-  readyzResponse: { status: 'ready', checks: { bus: { ok: true }, eventStore: { ok: true }, readModels: { ok: true } } },
+  readyzResponse: {
+    status: 'ready',
+    checks: { bus: { ok: true }, sessions: { ok: true }, messaging: { ok: true }, quota: { ok: true }, events: { ok: true }, chatNetwork: { ok: true, advisory: true, detail: 'reached at 2026-01-01T12:00:00.000Z' } },
+  },
 } as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { AccountResponse, CreateAccountBody, CreateAccountResponse, CreateKeyBody, CreateKeyResponse, PatchAccountBody, RevokeKeyResponse } from '../admin/http.js';
+import { AccountResponse, CloseAccountResponse, CreateAccountBody, CreateAccountResponse, CreateKeyBody, CreateKeyResponse, PatchAccountBody, RevokeKeyResponse } from '../admin/http.js';
 import { ErrorEnvelope } from '../errors/envelope.js';
 import { HealthzResponse, ReadyzResponse } from '../health/http.js';
 import { GetMessageResponse } from '../messages/history-http.js';
@@ -43,6 +43,7 @@ const cases: [keyof typeof EX, z.ZodType][] = [
   ['createAccountBody', CreateAccountBody],
   ['createAccountResponse', CreateAccountResponse],
   ['accountResponse', AccountResponse],
+  ['closeAccountResponse', CloseAccountResponse],
   ['patchAccountBody', PatchAccountBody],
   ['createKeyBody', CreateKeyBody],
   ['createKeyResponse', CreateKeyResponse],

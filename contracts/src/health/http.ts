@@ -14,6 +14,7 @@ export type HealthzResponse = z.infer<typeof HealthzResponse>;
 export const ReadinessCheck = z.object({
   ok: z.boolean().meta({ description: 'Whether this part is ready.', example: true }),
   detail: z.string().optional().meta({ description: 'Why not, or what was checked.', example: 'the bus is unreachable' }),
+  advisory: z.boolean().optional().meta({ description: '`true`: reported for people, not counted for readiness (e.g. `chatNetwork`).', example: true }),
 });
 export type ReadinessCheck = z.infer<typeof ReadinessCheck>;
 

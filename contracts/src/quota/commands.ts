@@ -80,10 +80,6 @@ export type ListAccountsRequest = z.infer<typeof ListAccountsRequest>;
 export const ListAccountsReply = z.object({ accounts: z.array(AccountView), total: Count });
 export type ListAccountsReply = z.infer<typeof ListAccountsReply>;
 
-/** sb.v1.quota.accounts.setPlan: answers with the account as it now is. */
-export const SetPlanCommand = z.object({ accountId: AccountId, plan: Plan });
-export type SetPlanCommand = z.infer<typeof SetPlanCommand>;
-
 /**
  * sb.v1.quota.accounts.update: the plan, the name, or both, in one append (the admin PATCH);
  * answers with the account as it now is.
@@ -92,6 +88,15 @@ export const UpdateAccountCommand = z
   .object({ accountId: AccountId, plan: Plan.optional(), name: AccountName.optional() })
   .refine((command) => command.plan !== undefined || command.name !== undefined, { message: 'give plan, name or both' });
 export type UpdateAccountCommand = z.infer<typeof UpdateAccountCommand>;
+
+/**
+ * sb.v1.quota.accounts.close: records AccountClosed and revokes every key still working, in one
+ * append. Closing a closed account records nothing and answers its first `closedAt`; `keysRevoked`
+ * lists the keys this request revoked (empty then). The account's sessions are the sessions
+ * service's to delete (`sb.v1.sessions.deleteAll`).
+ */
+export const CloseAccountReply = z.object({ accountId: AccountId, closedAt: IsoTimestamp, keysRevoked: z.array(KeyId) });
+export type CloseAccountReply = z.infer<typeof CloseAccountReply>;
 
 /** sb.v1.quota.keys.create */
 export const CreateKeyCommand = z.object({ accountId: AccountId, keyHash: ApiKeyHash, scopes: ApiKeyScopes });

@@ -38,6 +38,17 @@ export const AccountRenamed = defineEvent('AccountRenamed', 1, {
 });
 export type AccountRenamed = z.infer<typeof AccountRenamed>;
 
+/**
+ * The account was closed for good: it takes no new sessions, messages, keys or changes. Its keys
+ * are revoked in the same append (ApiKeyRevoked each), its sessions are deleted by the sessions
+ * service on this fact; its history (messages, events) stays.
+ */
+export const AccountClosed = defineEvent('AccountClosed', 1, {
+  accountId: AccountId,
+  closedAt: IsoTimestamp,
+});
+export type AccountClosed = z.infer<typeof AccountClosed>;
+
 /** A key was issued. Only its SHA-256 is recorded (see ApiKeyHash); the secret is never stored. */
 export const ApiKeyIssued = defineEvent('ApiKeyIssued', 1, {
   accountId: AccountId,
@@ -96,6 +107,7 @@ export const ACCOUNT_EVENTS = [
   AccountOpened,
   PlanChanged,
   AccountRenamed,
+  AccountClosed,
   ApiKeyIssued,
   ApiKeyRevoked,
   SessionSlotReserved,

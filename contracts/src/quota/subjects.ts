@@ -5,6 +5,7 @@ import {
   AccountRef,
   AuthenticateReply,
   AuthenticateRequest,
+  CloseAccountReply,
   CreateAccountCommand,
   CreateAccountReply,
   CreateKeyCommand,
@@ -20,7 +21,6 @@ import {
   RevokeKeyCommand,
   RevokeKeyReply,
   SessionSlotRequest,
-  SetPlanCommand,
   UpdateAccountCommand,
 } from './commands.js';
 
@@ -35,8 +35,8 @@ export const QuotaSubjects = {
     create: defineSubject('sb.v1.quota.accounts.create', CreateAccountCommand, CreateAccountReply),
     get: defineSubject('sb.v1.quota.accounts.get', AccountRef, AccountView),
     list: defineSubject('sb.v1.quota.accounts.list', ListAccountsRequest, ListAccountsReply),
-    setPlan: defineSubject('sb.v1.quota.accounts.setPlan', SetPlanCommand, AccountView),
     update: defineSubject('sb.v1.quota.accounts.update', UpdateAccountCommand, AccountView),
+    close: defineSubject('sb.v1.quota.accounts.close', AccountRef, CloseAccountReply),
   },
   keys: {
     create: defineSubject('sb.v1.quota.keys.create', CreateKeyCommand, ApiKeyView),

@@ -31,6 +31,17 @@ export type CreateSessionReply = z.infer<typeof CreateSessionReply>;
 export const SessionRef = z.object({ accountId: AccountId, sessionId: SessionId });
 export type SessionRef = z.infer<typeof SessionRef>;
 
+/**
+ * sb.v1.sessions.deleteAll: deletes every session of the account, each as sb.v1.sessions.delete
+ * does (logged out, credentials wiped, SessionDeleted, slot freed): an account's closure. Also
+ * run on the AccountClosed fact. `deleted` lists the sessions deleted since the last answer for the
+ * account: by this request, or by the fact of the same closure (which often gets there first).
+ */
+export const DeleteAllSessionsRequest = z.object({ accountId: AccountId });
+export type DeleteAllSessionsRequest = z.infer<typeof DeleteAllSessionsRequest>;
+export const DeleteAllSessionsReply = z.object({ accountId: AccountId, deleted: z.array(SessionId) });
+export type DeleteAllSessionsReply = z.infer<typeof DeleteAllSessionsReply>;
+
 /** sb.v1.sessions.list: limit/offset already defaulted and clamped by the gateway. */
 export const ListSessionsRequest = z.object({
   accountId: AccountId,

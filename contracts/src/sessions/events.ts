@@ -54,6 +54,8 @@ export type DisconnectReason = z.infer<typeof DisconnectReason>;
 export const SessionDisconnected = defineEvent('SessionDisconnected', 1, {
   sessionId: SessionId,
   reason: DisconnectReason,
+  /** What was behind it, when known, e.g. `dns: web.whatsapp.com could not be resolved (ENOTFOUND)`. */
+  detail: z.string().min(1).max(1000).optional(),
   disconnectedAt: IsoTimestamp,
 });
 export type SessionDisconnected = z.infer<typeof SessionDisconnected>;

@@ -37,10 +37,28 @@ export type CreateSessionResult = z.infer<typeof CreateSessionResult>;
 export const CreateSessionResponse = successEnvelope(CreateSessionResult);
 export type CreateSessionResponse = z.infer<typeof CreateSessionResponse>;
 
+/**
+ * Why a session is `disconnected`, `timeout` or `error`: a stable `code` and a sentence. Codes:
+ * `logged_out`, `connection_lost`, `replaced` (disconnected), `qr_timeout` (timeout), and the
+ * failure's own code for `error` (e.g. `pairing_unavailable`, `resume_failed`).
+ */
+export const SessionStatusReasonView = z
+  .object({
+    code: z.string().min(1).max(100).meta({ description: 'Why, for machines.', example: 'connection_lost' }),
+    message: z.string().min(1).max(1000).meta({
+      description: 'Why, in words, with the network\'s cause when known.',
+      example: 'The connection to the chat network was lost and could not be restored (dns: web.whatsapp.com could not be resolved (ENOTFOUND)).',
+    }),
+  })
+  .nullable()
+  .meta({ description: 'Why the session is `disconnected`, `timeout` or `error`; null while `pending` or `connected`.', example: null });
+export type SessionStatusReasonView = z.infer<typeof SessionStatusReasonView>;
+
 /** A session as GET and list show it. `lastActivity`: last state change, send or receipt. */
 export const SessionView = z.object({
   sessionId: SessionId,
   status: SessionStatus,
+  statusReason: SessionStatusReasonView,
   name: SessionName.nullable().meta({ description: 'The label given at creation, or null.', example: 'Support line' }),
   createdAt: IsoTimestamp.meta({ description: 'When the session was created.', example: '2026-11-21T10:15:30.000Z' }),
   lastActivity: IsoTimestamp.meta({ description: 'The last state change, send or receipt.', example: '2026-11-21T10:20:00.000Z' }),

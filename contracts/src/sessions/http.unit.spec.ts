@@ -75,13 +75,21 @@ describe('session requests and views', () => {
   });
 
   it('requires name to be present (null when absent) in a view', () => {
-    const view = { sessionId: ID.session, status: 'pending', createdAt: '2026-11-21T10:15:30.000Z', lastActivity: '2026-11-21T10:15:30.000Z' };
+    const view = { sessionId: ID.session, status: 'pending', statusReason: null, createdAt: '2026-11-21T10:15:30.000Z', lastActivity: '2026-11-21T10:15:30.000Z' };
     expect(SessionView.safeParse(view).success).toBe(false);
     expect(SessionView.parse({ ...view, name: null }).name).toBeNull();
   });
 
+  it('carries why a session stopped: a code and a sentence, null while pending or connected', () => {
+    const view = { sessionId: ID.session, name: null, createdAt: '2026-11-21T10:15:30.000Z', lastActivity: '2026-11-21T10:15:30.000Z' };
+    const reason = { code: 'logged_out', message: 'The device was unlinked from the phone.' };
+    expect(SessionView.parse({ ...view, status: 'disconnected', statusReason: reason }).statusReason).toEqual(reason);
+    expect(SessionView.safeParse({ ...view, status: 'disconnected', statusReason: { code: '' } }).success).toBe(false);
+    expect(SessionView.safeParse({ ...view, status: 'pending' }).success).toBe(false);
+  });
+
   it('refuses timestamps with an offset: responses are UTC', () => {
-    const view = { sessionId: ID.session, status: 'pending', name: null, createdAt: '2026-11-21T11:15:30+01:00', lastActivity: '2026-11-21T10:15:30Z' };
+    const view = { sessionId: ID.session, status: 'pending', statusReason: null, name: null, createdAt: '2026-11-21T11:15:30+01:00', lastActivity: '2026-11-21T10:15:30Z' };
     expect(SessionView.safeParse(view).error?.issues.map((i) => i.path.join('.'))).toEqual(['createdAt']);
   });
 });

@@ -3,6 +3,8 @@ import { ListSessionsResult, SessionQrResult, SessionView } from './http.js';
 import {
   CreateSessionCommand,
   CreateSessionReply,
+  DeleteAllSessionsReply,
+  DeleteAllSessionsRequest,
   DeleteSessionReply,
   DeliverMessageCommand,
   DeliverMessageReply,
@@ -18,4 +20,5 @@ export const SessionsSubjects = {
   delete: defineSubject('sb.v1.sessions.delete', SessionRef, DeleteSessionReply),
   qr: defineSubject('sb.v1.sessions.qr', SessionRef, SessionQrResult),
   send: defineSubject('sb.v1.sessions.send', DeliverMessageCommand, DeliverMessageReply),
+  deleteAll: defineSubject('sb.v1.sessions.deleteAll', DeleteAllSessionsRequest, DeleteAllSessionsReply),
 } as const;

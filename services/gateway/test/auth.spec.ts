@@ -89,7 +89,7 @@ describe('admin API', () => {
     const { data } = response.json();
     expect(data).toEqual({ accountId: expect.stringMatching(/^acc_/), name: 'Acme', plan: 'premium', keyId: expect.stringMatching(/^key_/), apiKey: expect.stringMatching(/^sbk_[A-Za-z0-9_-]{43}$/) });
     const account = await app.inject({ method: 'GET', url: `/v1/admin/accounts/${data.accountId}`, headers: bearer(ADMIN_KEY) });
-    expect(account.json()).toEqual({ success: true, data: { accountId: data.accountId, name: 'Acme', plan: 'premium', activeSessions: 0, messagesToday: 0 } });
+    expect(account.json()).toEqual({ success: true, data: { accountId: data.accountId, name: 'Acme', plan: 'premium', activeSessions: 0, messagesToday: 0, closedAt: null } });
     expect((await app.inject({ method: 'GET', url: '/v1/whoami', headers: bearer(data.apiKey) })).statusCode).toBe(200);
   });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { success, successEnvelope } from '@switchboard/contracts';
+import { SessionsSubjects, success, successEnvelope } from '@switchboard/contracts';
 import type { EndpointContract } from '@switchboard/contracts';
 import { InProcessBus } from '@switchboard/bus';
 import { loadConfig } from '@switchboard/service-kit';
@@ -142,5 +142,99 @@ describe('with the real quota service', () => {
     expect([account.statusCode, account.json().error.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
     const key = await a.inject({ method: 'DELETE', url: '/v1/admin/keys/key_01JD8Z5X0A1B2C3D4E5F6G7H8J', headers: bearer(ADMIN_KEY) });
     expect([key.statusCode, key.json().error.code]).toEqual([404, 'KEY_NOT_FOUND']);
+  });
+});
+
+describe('closing an account, with the real quota service', () => {
+  const ses = (n: number) => `ses_01JD8Z6Q9V4N2C3B5X7M1K0P${String(n).padStart(2, '0')}`;
+  /** The sessions service's side of a closure: what it was asked to delete, and what it answers. */
+  async function sessionsStub(deleted: string[]) {
+    const asked: string[] = [];
+    const subscription = await bus.subscribe(SessionsSubjects.deleteAll.subject, (message) => {
+      const { accountId } = SessionsSubjects.deleteAll.request.parse(message.data);
+      asked.push(accountId);
+      return { accountId, deleted: asked.length === 1 ? deleted : [] };
+    }, { queue: 'sessions' });
+    return { asked, stop: () => subscription.unsubscribe() };
+  }
+  const close = (app: FastifyInstance, accountId: string) => app.inject({ method: 'DELETE', url: `/v1/admin/accounts/${accountId}`, headers: bearer(ADMIN_KEY) });
+
+  it('revokes every key (refused on every gateway within a second), deletes its sessions, and still shows the account, closed', async () => {
+    const [a, b] = gateways;
+    const { accountId, apiKey } = await createAccount(a, 'basic');
+    const admin = await a.inject({ method: 'POST', url: `/v1/admin/accounts/${accountId}/keys`, headers: bearer(ADMIN_KEY), payload: { scopes: ['admin'] } });
+    const adminKey = admin.json().data.apiKey as string;
+    for (const app of gateways) expect((await get(app, '/v1/whoami', apiKey)).statusCode).toBe(200);
+    expect((await get(b, `/v1/admin/accounts/${accountId}`, adminKey)).statusCode).toBe(200);
+    const sessions = await sessionsStub([ses(1), ses(2)]);
+    try {
+      const startedAt = Date.now();
+      const closed = await close(a, accountId);
+      expect([closed.statusCode, closed.json()]).toEqual([200, { success: true, data: { accountId, closedAt: expect.any(String), sessionsDeleted: 2, keysRevoked: 2 } }]);
+      expect(sessions.asked).toEqual([accountId]);
+      await expect.poll(async () => (await get(b, '/v1/whoami', apiKey)).statusCode, { timeout: REVOCATION_BOUND_MS, interval: 20 }).toBe(401);
+      expect(Date.now() - startedAt).toBeLessThanOrEqual(REVOCATION_BOUND_MS + SLACK_MS);
+      expect((await get(a, '/v1/whoami', apiKey)).statusCode).toBe(401);
+      expect((await get(b, '/v1/admin/accounts', adminKey)).statusCode).toBe(401);
+
+      const { closedAt } = closed.json().data;
+      const shown = await get(b, `/v1/admin/accounts/${accountId}`, ADMIN_KEY);
+      expect([shown.statusCode, shown.json().data]).toEqual([200, expect.objectContaining({ accountId, plan: 'basic', closedAt })]);
+      const listed = (await get(a, '/v1/admin/accounts?limit=100', ADMIN_KEY)).json().data.accounts;
+      expect(listed).toContainEqual(expect.objectContaining({ accountId, closedAt }));
+      const keys = (await get(a, `/v1/admin/accounts/${accountId}/keys`, ADMIN_KEY)).json().data.keys;
+      expect(keys.map((k: { revokedAt: string | null }) => k.revokedAt)).toEqual([closedAt, closedAt]);
+
+      // Closing again: 200, the first closedAt, nothing left to do; the sessions service is asked again all the same.
+      const again = await close(b, accountId);
+      expect([again.statusCode, again.json().data]).toEqual([200, { accountId, closedAt, sessionsDeleted: 0, keysRevoked: 0 }]);
+      expect(sessions.asked).toEqual([accountId, accountId]);
+    } finally {
+      await sessions.stop();
+    }
+  });
+
+  it('refuses new keys and changes for a closed account with 403 FORBIDDEN naming it', async () => {
+    const [a] = gateways;
+    const { accountId } = await createAccount(a, 'free');
+    const sessions = await sessionsStub([]);
+    try {
+      expect((await close(a, accountId)).statusCode).toBe(200);
+    } finally {
+      await sessions.stop();
+    }
+    const key = await a.inject({ method: 'POST', url: `/v1/admin/accounts/${accountId}/keys`, headers: bearer(ADMIN_KEY) });
+    const patch = await a.inject({ method: 'PATCH', url: `/v1/admin/accounts/${accountId}`, headers: bearer(ADMIN_KEY), payload: { plan: 'premium' } });
+    for (const refused of [key, patch]) {
+      expect([refused.statusCode, refused.json().error.code]).toEqual([403, 'FORBIDDEN']);
+      expect(refused.json().error.message).toMatch(new RegExp(`^Account ${accountId} was closed at .+: it takes no new sessions, messages, keys or changes\\.$`));
+    }
+  });
+
+  it('answers 404 ACCOUNT_NOT_FOUND for an unknown account, without asking the sessions service', async () => {
+    const [a] = gateways;
+    const sessions = await sessionsStub([]);
+    try {
+      const unknown = await close(a, 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F');
+      expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+      expect(sessions.asked).toEqual([]);
+    } finally {
+      await sessions.stop();
+    }
+  });
+
+  it('answers 503 while the sessions service is away, the account already closed; closing again finishes', async () => {
+    const [a] = gateways;
+    const { accountId, apiKey } = await createAccount(a, 'free');
+    const away = await close(a, accountId);
+    expect([away.statusCode, away.json().error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    expect((await get(a, '/v1/whoami', apiKey)).statusCode).toBe(401);
+    const sessions = await sessionsStub([ses(3)]);
+    try {
+      const again = await close(a, accountId);
+      expect([again.statusCode, again.json().data]).toEqual([200, expect.objectContaining({ accountId, sessionsDeleted: 1, keysRevoked: 0 })]);
+    } finally {
+      await sessions.stop();
+    }
   });
 });

@@ -120,7 +120,7 @@ export class FakeQuota {
   }
 
   private view(accountId: string): AccountView {
-    return { ...this.account(accountId), activeSessions: 0, messagesToday: 0 };
+    return { ...this.account(accountId), activeSessions: 0, messagesToday: 0, closedAt: null };
   }
 
   private async publish(type: 'PlanChanged' | 'ApiKeyRevoked', accountId: string, data: object): Promise<void> {

@@ -73,6 +73,12 @@ export async function registerAdminKey(engine: QuotaEngine, settings: BootstrapS
   await engine.commands.openAccount({ name: 'bootstrap', plan: settings.defaultPlan }, {}, BOOTSTRAP_ACCOUNT_ID).catch((error: unknown) => {
     if (!(error instanceof AccountAlreadyOpened)) throw error;
   });
+  const before = await engine.commands.accountSummary(BOOTSTRAP_ACCOUNT_ID);
+  if (before.closedAt !== null) {
+    // A closed account takes no key. Gateways compare the variable themselves, so it still works.
+    settings.onIgnoredKey?.(`SWITCHBOARD_ADMIN_API_KEY is not registered in the store: its account ${BOOTSTRAP_ACCOUNT_ID} was closed; gateways still accept it from the variable`);
+    return;
+  }
   await engine.commands.execute(BOOTSTRAP_ACCOUNT_ID, (now) => ({ type: 'IssueKey', keyId, keyHash, scopes: ['admin'], now }));
   const account = await engine.commands.accountSummary(BOOTSTRAP_ACCOUNT_ID);
   for (const { keyId: previous, revokedAt } of account.keys) {

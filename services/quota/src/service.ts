@@ -57,8 +57,9 @@ export async function startQuotaService(options: StartQuotaServiceOptions): Prom
   wakePublisher = () => publisher.wake();
   try {
     publisher.start(engine.appliedPosition());
-    const bootstrap = await bootstrapAccount(engine, { ...config, onIgnoredKey: (message) => logger.warn(message) });
-    await registerAdminKey(engine, config);
+    const settings = { ...config, onIgnoredKey: (message: string) => logger.warn(message) };
+    const bootstrap = await bootstrapAccount(engine, settings);
+    await registerAdminKey(engine, settings);
     const readiness = (): ReadyReply => {
       const checks = { bus: { ok: bus.isConnected() }, readModels: { ok: engine.caughtUp() } };
       return { service: 'quota', ready: checks.bus.ok && checks.readModels.ok, details: checks };

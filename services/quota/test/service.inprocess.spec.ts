@@ -86,9 +86,9 @@ describe('accounts and keys over the bus', () => {
     expect(acme).toMatchObject({ name: 'free account', plan: 'free' });
     expect(acme.keyId).toMatch(/^key_/);
     expect(await call(bus, Q.accounts.get, { accountId: acme.accountId })).toEqual({
-      accountId: acme.accountId, name: 'free account', plan: 'free', activeSessions: 0, messagesToday: 0,
+      accountId: acme.accountId, name: 'free account', plan: 'free', activeSessions: 0, messagesToday: 0, closedAt: null,
     });
-    const changed = await call(bus, Q.accounts.setPlan, { accountId: acme.accountId, plan: 'premium' });
+    const changed = await call(bus, Q.accounts.update, { accountId: acme.accountId, plan: 'premium' });
     expect(changed.plan).toBe('premium');
     expect((await call(bus, Q.authenticate, { keyHash: hashApiKey(acme.apiKey) })).plan).toBe('premium');
     const list = await call(bus, Q.accounts.list, { limit: 1, offset: 1 });
@@ -121,6 +121,76 @@ describe('accounts and keys over the bus', () => {
     expect((await callError(bus, Q.authenticate, { keyHash: 'f'.repeat(64) })).code).toBe('UNAUTHORIZED');
     const invalid = await callError(bus, Q.accounts.create, { plan: 'gold' } as never);
     expect([invalid.code, invalid.details]).toEqual(['VALIDATION_ERROR', [{ path: 'plan', message: expect.any(String) }]]);
+  });
+});
+
+describe('closing an account', () => {
+  it('revokes its keys and records the closure in one append; reads still answer, showing it closed', async () => {
+    const { bus } = await start();
+    const acme = await openAccount(bus, 'basic');
+    const admin = await call(bus, Q.keys.create, { accountId: acme.accountId, keyHash: hashApiKey(mintApiKey()), scopes: ['admin'] });
+    await call(bus, Q.reserveSession, { accountId: acme.accountId, sessionId: sessionId(1) });
+    await call(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(1) });
+    const closed = await call(bus, Q.accounts.close, { accountId: acme.accountId });
+    expect(closed).toEqual({ accountId: acme.accountId, closedAt: expect.any(String), keysRevoked: [acme.keyId, admin.keyId] });
+    expect((await callError(bus, Q.authenticate, { keyHash: hashApiKey(acme.apiKey) })).code).toBe('UNAUTHORIZED');
+    const keys = (await call(bus, Q.keys.list, { accountId: acme.accountId })).keys;
+    expect(keys.map((k) => k.revokedAt)).toEqual([closed.closedAt, closed.closedAt]);
+    // History stays: the account, its plan, its slot still held (the sessions service frees it) and today's count.
+    const view = await call(bus, Q.accounts.get, { accountId: acme.accountId });
+    expect(view).toEqual({ accountId: acme.accountId, name: 'basic account', plan: 'basic', activeSessions: 1, messagesToday: 1, closedAt: closed.closedAt });
+    expect((await call(bus, Q.accounts.list, { limit: 100, offset: 0 })).accounts).toContainEqual(view);
+  });
+
+  it('closing again answers the first closedAt and revokes nothing; an unknown account is ACCOUNT_NOT_FOUND', async () => {
+    const { bus } = await start();
+    const acme = await openAccount(bus, 'free');
+    const first = await call(bus, Q.accounts.close, { accountId: acme.accountId });
+    expect(await call(bus, Q.accounts.close, { accountId: acme.accountId })).toEqual({ ...first, keysRevoked: [] });
+    expect((await callError(bus, Q.accounts.close, { accountId: 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F' })).code).toBe('ACCOUNT_NOT_FOUND');
+  });
+
+  it('refuses new sessions, messages, keys and changes with FORBIDDEN; frees slots, refunds units and revokes as before', async () => {
+    const { bus } = await start();
+    const acme = await openAccount(bus, 'basic');
+    await call(bus, Q.reserveSession, { accountId: acme.accountId, sessionId: sessionId(1) });
+    const unit = await call(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(1) });
+    const { closedAt } = await call(bus, Q.accounts.close, { accountId: acme.accountId });
+    const refusals = [
+      await callError(bus, Q.reserveSession, { accountId: acme.accountId, sessionId: sessionId(2) }),
+      await callError(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(2) }),
+      await callError(bus, Q.keys.create, { accountId: acme.accountId, keyHash: hashApiKey(mintApiKey()), scopes: ['api'] }),
+      await callError(bus, Q.accounts.update, { accountId: acme.accountId, plan: 'premium' }),
+    ];
+    for (const refused of refusals) {
+      expect(refused).toMatchObject({ code: 'FORBIDDEN', details: { accountId: acme.accountId, closedAt } });
+      expect(refused.message).toBe(`Account ${acme.accountId} was closed at ${closedAt}: it takes no new sessions, messages, keys or changes.`);
+    }
+    expect(await call(bus, Q.releaseSession, { accountId: acme.accountId, sessionId: sessionId(1) })).toEqual({ released: true, limit: 5, used: 0 });
+    expect(await call(bus, Q.refundDaily, { accountId: acme.accountId, messageId: messageId(1), day: unit.day })).toEqual({ refunded: true });
+    expect((await call(bus, Q.keys.revoke, { keyId: acme.keyId! })).revokedAt).toBe(closedAt);
+  });
+
+  it('publishes the revocations, then AccountClosed; also when the CLI closed it on the store', async () => {
+    const bus = new InProcessBus();
+    const { dir } = await start({ bus });
+    const received: PublishedEvent[] = [];
+    await bus.subscribe('sb.v1.evt.account.>', (message) => void received.push(PublishedEvent.parse(message.data)));
+    const acme = await openAccount(bus, 'free');
+    const cli = await openQuotaEngine({ config: { dataDir: dir } });
+    await cli.api.closeAccount({ accountId: acme.accountId });
+    await cli.close();
+    await eventually(() => received.find((e) => e.type === 'AccountClosed'));
+    expect(received.map((e) => e.type)).toEqual(['AccountOpened', 'ApiKeyIssued', 'ApiKeyRevoked', 'AccountClosed']);
+    expect(received.at(-1)).toMatchObject({ stream: `account-${acme.accountId}`, data: { accountId: acme.accountId, closedAt: expect.any(String) } });
+  });
+
+  it('still starts on a store whose admin-key account was closed; the variable is not registered on the closed account', async () => {
+    const first = await start({ env: { adminApiKey: 'admin-key-from-a-kubernetes-secret' } });
+    await call(first.bus, Q.accounts.close, { accountId: first.service.bootstrap!.accountId });
+    await first.service.close();
+    const again = await start({ dir: first.dir, env: { adminApiKey: 'rotated-admin-key-0000000000' } });
+    expect((await callError(again.bus, Q.authenticate, { keyHash: hashApiKey('rotated-admin-key-0000000000') })).code).toBe('UNAUTHORIZED');
   });
 });
 
@@ -174,12 +244,12 @@ describe('limits', () => {
     const { bus } = await start();
     const acme = await openAccount(bus, 'free');
     for (let i = 0; i < 50; i++) await call(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(i) });
-    await call(bus, Q.accounts.setPlan, { accountId: acme.accountId, plan: 'basic' });
+    await call(bus, Q.accounts.update, { accountId: acme.accountId, plan: 'basic' });
     expect(await call(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(50) })).toMatchObject({ limit: 1000, used: 51, remaining: 949 });
-    await call(bus, Q.accounts.setPlan, { accountId: acme.accountId, plan: 'enterprise' });
+    await call(bus, Q.accounts.update, { accountId: acme.accountId, plan: 'enterprise' });
     expect(await call(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(51) })).toMatchObject({ limit: null, used: 52, remaining: null });
     expect(await call(bus, Q.reserveSession, { accountId: acme.accountId, sessionId: sessionId(1) })).toEqual({ limit: null, used: 1 });
-    await call(bus, Q.accounts.setPlan, { accountId: acme.accountId, plan: 'free' });
+    await call(bus, Q.accounts.update, { accountId: acme.accountId, plan: 'free' });
     expect((await callError(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(52) })).details).toMatchObject({ limit: 50, used: 52 });
   });
 });
@@ -192,7 +262,7 @@ describe('published facts', () => {
     const received: PublishedEvent[] = [];
     await bus.subscribe('sb.v1.evt.account.>', (message) => void received.push(PublishedEvent.parse(message.data)));
     const acme = await openAccount(bus, 'free');
-    await call(bus, Q.accounts.setPlan, { accountId: acme.accountId, plan: 'basic' });
+    await call(bus, Q.accounts.update, { accountId: acme.accountId, plan: 'basic' });
     // The CLI's embedded mode: the domain on the same SQLite store, no bus at all.
     const cli = await openQuotaEngine({ config: { dataDir: dir } });
     await cli.api.revokeKey({ keyId: acme.keyId! });
@@ -218,7 +288,7 @@ describe('published facts', () => {
     await bus.subscribe('sb.v1.evt.>', (message) => void received.push(PublishedEvent.parse(message.data)));
     await start({ dir: first.dir, bus });
     await eventually(() => (received.length > 0 ? true : undefined));
-    await call(bus, Q.accounts.setPlan, { accountId: acme.accountId, plan: 'basic' });
+    await call(bus, Q.accounts.update, { accountId: acme.accountId, plan: 'basic' });
     await eventually(() => received.find((e) => e.type === 'PlanChanged'));
     expect(received.map((e) => e.type)).toEqual(['ApiKeyRevoked', 'PlanChanged']);
   });

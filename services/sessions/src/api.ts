@@ -1,6 +1,8 @@
 import type {
   CreateSessionCommand,
   CreateSessionResult,
+  DeleteAllSessionsReply,
+  DeleteAllSessionsRequest,
   DeleteSessionReply,
   DeliverMessageCommand,
   DeliverMessageReply,
@@ -13,6 +15,7 @@ import type {
   SessionRef,
   SessionView,
 } from '@switchboard/contracts';
+import type { AccountSessions } from './connections/account-sessions.js';
 import type { ConnectionManager } from './connections/connection-manager.js';
 import type { Deliveries } from './connections/deliveries.js';
 import type { SessionFeed } from './feed/feed.js';
@@ -29,6 +32,7 @@ export class SessionsApi {
     private readonly queries: SessionListQueries,
     readonly readiness: () => ReadyReply,
     private readonly publicFeed: SessionFeed,
+    private readonly accounts: AccountSessions,
   ) {}
 
   create(command: CreateSessionCommand): Promise<CreateSessionResult> {
@@ -47,6 +51,16 @@ export class SessionsApi {
 
   delete(ref: SessionRef): Promise<DeleteSessionReply> {
     return this.manager.delete(ref);
+  }
+
+  /** `sb.v1.sessions.deleteAll`: an account's closure, each session as `delete` does it. */
+  async deleteAll(request: DeleteAllSessionsRequest): Promise<DeleteAllSessionsReply> {
+    return { accountId: request.accountId, deleted: await this.accounts.deleteAll(request.accountId) };
+  }
+
+  /** `sb.v1.evt.account.AccountClosed`: the same, for a closure made where nobody could call us (the CLI on the store). */
+  accountClosed(event: unknown): Promise<void> {
+    return this.accounts.onAccountClosed(event);
   }
 
   qr(ref: SessionRef): Promise<SessionQrResult> {

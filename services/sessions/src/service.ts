@@ -11,12 +11,14 @@ import type { Logger } from '@switchboard/telemetry';
 import { SessionsApi } from './api.js';
 import { openChatNetwork } from './chat-network.js';
 import type { ChatNetworkOverrides } from './chat-network.js';
+import { AccountSessions, quotaClosedAt } from './connections/account-sessions.js';
 import { ActivityRecorder } from './connections/activity.js';
 import { ConnectionManager } from './connections/connection-manager.js';
 import { Deliveries } from './connections/deliveries.js';
 import { MediaSource } from './connections/media-source.js';
 import { MessagingForwarder } from './connections/messaging-forwarder.js';
 import { SqliteMessagingOutbox } from './outbox/sqlite-messaging-outbox.js';
+import { NetworkReachability } from './connections/network-reachability.js';
 import { ConnectionRegistry } from './connections/registry.js';
 import { SessionCommands } from './connections/session-commands.js';
 import { SessionSlots } from './connections/quota-slots.js';
@@ -74,7 +76,8 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const outbox = new SqliteMessagingOutbox(join(serviceDataDir('sessions', config), 'messaging-outbox.sqlite'));
   const forwarder = new MessagingForwarder(bus, outbox, media, logger);
   forwarder.start();
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, logger });
+  const reachability = new NetworkReachability();
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger });
   const manager = new ConnectionManager({
     registry, commands, queries, slots, logger,
     wipeCredentials: chat.wipeCredentials,
@@ -88,7 +91,12 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const readiness = (): ReadyReply => ({
     service: 'sessions',
     ready: ready(),
-    details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() }, connections: { ok: true, detail: `${registry.size} live` } },
+    details: {
+      bus: { ok: bus.isConnected() },
+      readModels: { ok: runner.caughtUp() },
+      connections: { ok: true, detail: `${registry.size} live` },
+      chatNetwork: reachability.check(),
+    },
   });
   const creator = new IdempotentCreate(new SessionKeys(store, clock), manager, clock, logger);
   const sentLog = new SqliteSentLog(join(serviceDataDir('sessions', config), 'sent-messages.sqlite'));
@@ -101,8 +109,11 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     return connection?.phase === 'pairing' ? connection.currentQr?.code : undefined;
   };
   const feed = new SessionFeed(store, liveQr);
-  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed);
+  const accounts = new AccountSessions({ manager, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online });
+  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed, accounts);
   const app = await startMicroservice(SessionsModule.forApi(api), { bus, queue: 'sessions' });
+  // An AccountClosed published while this service was down (the CLI closed it meanwhile) is found here.
+  void accounts.sweepClosed().catch((error: unknown) => logger.warn({ err: error }, 'closed-account sweep stopped'));
 
   return {
     name: 'sessions',

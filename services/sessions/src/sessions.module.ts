@@ -1,7 +1,7 @@
 import { Controller, Inject, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { FeedSubjects, ReadySubjects, SessionsSubjects, validationError } from '@switchboard/contracts';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { FeedSubjects, ReadySubjects, SessionsSubjects, subjectForEvent, validationError } from '@switchboard/contracts';
 import type { ReplyOf, RequestOf, SubjectContract } from '@switchboard/contracts';
 import type { SessionsApi } from './api.js';
 
@@ -38,6 +38,17 @@ export class SessionsController {
   @MessagePattern(SessionsSubjects.delete.subject)
   delete(@Payload() data: unknown): Reply<typeof SessionsSubjects.delete> {
     return this.api.delete(parse(SessionsSubjects.delete, data));
+  }
+
+  @MessagePattern(SessionsSubjects.deleteAll.subject)
+  deleteAll(@Payload() data: unknown): Reply<typeof SessionsSubjects.deleteAll> {
+    return this.api.deleteAll(parse(SessionsSubjects.deleteAll, data));
+  }
+
+  /** One replica per fact (the queue group), as a request would be: two would race to log one device out. */
+  @EventPattern(subjectForEvent('AccountClosed'), { queue: 'sessions' })
+  accountClosed(@Payload() data: unknown): Promise<void> {
+    return this.api.accountClosed(data);
   }
 
   @MessagePattern(SessionsSubjects.qr.subject)

@@ -21,6 +21,8 @@ export interface HarnessOptions {
   /** Given the running emulator, so a test can point the service elsewhere with its trust. */
   chatNetwork?: (emulator: RunningEmulator) => Omit<ChatNetworkOverrides, 'onDriver'>;
   firstQrTimeoutMs?: number;
+  /** Every log line of the service, parsed (default: silent). */
+  onLog?: (line: Record<string, unknown>) => void;
 }
 
 /**
@@ -61,7 +63,9 @@ export class Harness {
     });
     const onDriver: ChatNetworkOverrides['onDriver'] = (sessionId, driver) =>
       driver.on('qr', ({ code }) => this.issuedQr.set(sessionId, [...(this.issuedQr.get(sessionId) ?? []), code]));
-    const logger = createLogger({ service: 'sessions', level: 'silent' });
+    const { onLog } = this.options;
+    const destination = onLog ? { write: (line: string) => onLog(JSON.parse(line) as Record<string, unknown>) } : undefined;
+    const logger = createLogger({ service: 'sessions', level: onLog ? 'info' : 'silent', ...(destination ? { destination } : {}) });
     const chatNetwork = { ...this.options.chatNetwork?.(this.emulator), onDriver };
     const firstQr = this.options.firstQrTimeoutMs === undefined ? {} : { firstQrTimeoutMs: this.options.firstQrTimeoutMs };
     this.service = await startSessionsService({ bus: this.bus, config, logger, chatNetwork, ...firstQr });

@@ -34,6 +34,11 @@ export class Quota {
     return QuotaSubjects.accounts.get.reply.parse(reply.data).activeSessions;
   }
 
+  /** Closes the account as the admin DELETE's first step does (its AccountClosed fact is published). */
+  async closeAccount(accountId: string): Promise<void> {
+    await this.bus.request(QuotaSubjects.accounts.close.subject, { accountId }, { timeoutMs: 30_000 });
+  }
+
   close(): Promise<void> {
     return this.service.close();
   }

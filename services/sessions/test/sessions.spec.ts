@@ -143,6 +143,10 @@ describe('the phone unlinks the device', () => {
     expect(await h.quota.activeSessions(accountId)).toBe(1);
     await h.control.logout(phone);
     await h.statusBecomes(accountId, sessionId, 'disconnected');
+    expect((await h.call(SessionsSubjects.get, { accountId, sessionId })).statusReason).toEqual({
+      code: 'logged_out',
+      message: 'The device was unlinked from the phone (or logged out); create a new session to link it again.',
+    });
     await eventually(async () => ((await h.quota.activeSessions(accountId)) === 0 ? true : undefined));
     await expect(h.call(SessionsSubjects.qr, { accountId, sessionId })).rejects.toMatchObject({ code: 'SESSION_NOT_PENDING', details: { status: 'disconnected' } });
   });

@@ -26,5 +26,6 @@ describe('a QR code nobody scans', () => {
     expect(next.status).toBe('pending');
     const timedOut = await h.call(SessionsSubjects.list, { accountId, limit: 10, offset: 0, status: 'timeout' });
     expect(timedOut.sessions.map((s) => s.sessionId)).toEqual([sessionId]);
+    expect(timedOut.sessions[0]?.statusReason).toMatchObject({ code: 'qr_timeout' });
   });
 });

@@ -7,6 +7,7 @@ export type CliCommand =
   | { kind: 'accounts create'; name: string | undefined; plan: Plan }
   | { kind: 'accounts list' }
   | { kind: 'accounts set-plan'; accountId: AccountId; plan: Plan }
+  | { kind: 'accounts close'; accountId: AccountId }
   | { kind: 'keys create'; accountId: AccountId; admin: boolean }
   | { kind: 'keys list'; accountId: AccountId }
   | { kind: 'keys revoke'; keyId: KeyId };
@@ -27,6 +28,7 @@ Accounts
   switchboard accounts create --plan <plan> [--name <name>]   open an account; prints its first API key once
   switchboard accounts list                                   every account with its plan and today's usage
   switchboard accounts set-plan <accountId> <plan>            change the plan (applies to the next request)
+  switchboard accounts close <accountId>                      close it: keys revoked, sessions deleted, history kept
 Keys
   switchboard keys create <accountId> [--admin]               issue a key (scope "api", or "admin" with --admin); printed once
   switchboard keys list <accountId>                           the account's keys (never their secrets)
@@ -75,6 +77,9 @@ function toCommand(kind: string, rest: string[], values: Values): CliCommand {
     case 'accounts set-plan':
       expectArgs(kind, rest, 2);
       return { kind, accountId: parseWith(AccountId, rest[0], 'accountId'), plan: parsePlan(rest[1], 'plan') };
+    case 'accounts close':
+      expectArgs(kind, rest, 1);
+      return { kind, accountId: parseWith(AccountId, rest[0], 'accountId') };
     case 'keys create':
       expectArgs(kind, rest, 1);
       return { kind, accountId: parseWith(AccountId, rest[0], 'accountId'), admin: values.admin ?? false };

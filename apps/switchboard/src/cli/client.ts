@@ -1,32 +1,50 @@
-import { QuotaSubjects } from '@switchboard/contracts';
+import { QuotaSubjects, SessionsSubjects } from '@switchboard/contracts';
 import type {
-  AccountRef, AccountView, ApiKeyView, CreateAccountCommand, CreateAccountReply, CreateKeyCommand, ListAccountsReply,
-  ListAccountsRequest, ListKeysReply, ReplyOf, RequestInput, RevokeKeyCommand, RevokeKeyReply, SetPlanCommand, SubjectContract,
+  AccountRef, AccountView, ApiKeyView, CloseAccountReply, CreateAccountCommand, CreateAccountReply, CreateKeyCommand,
+  ListAccountsReply, ListAccountsRequest, ListKeysReply, ReplyOf, RequestInput, RevokeKeyCommand, RevokeKeyReply, SubjectContract,
+  UpdateAccountCommand,
 } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { QuotaApi } from '@switchboard/quota';
 
-/** What the CLI asks of the quota service, over NATS or directly on the store. */
-export interface QuotaClient {
+/**
+ * What closing did. `sessionsDeleted` is null when the CLI worked on the store: no bus reaches the
+ * running server then, whose sessions service deletes them on the AccountClosed fact it publishes.
+ */
+export interface ClosedAccount extends CloseAccountReply {
+  sessionsDeleted: string[] | null;
+}
+
+/** What the CLI asks of the services (over NATS), or of the quota domain on its store. */
+export interface AdminClient {
   createAccount(command: CreateAccountCommand): Promise<CreateAccountReply>;
   listAccounts(request: ListAccountsRequest): Promise<ListAccountsReply>;
-  setPlan(command: SetPlanCommand): Promise<AccountView>;
+  updateAccount(command: UpdateAccountCommand): Promise<AccountView>;
+  closeAccount(request: AccountRef): Promise<ClosedAccount>;
   createKey(command: CreateKeyCommand): Promise<ApiKeyView>;
   listKeys(request: AccountRef): Promise<ListKeysReply>;
   revokeKey(command: RevokeKeyCommand): Promise<RevokeKeyReply>;
 }
 
 const timeoutMs = 15_000;
+/** As the admin DELETE waits: every session is logged out of the network, 8 at a time. */
+const deleteAllTimeoutMs = 60_000;
 
-/** Distributed mode: requests to the quota service (any replica) over the bus. */
-export function busClient(bus: Bus): QuotaClient {
-  const ask = async <C extends SubjectContract>(contract: C, data: RequestInput<C>): Promise<ReplyOf<C>> =>
-    contract.reply.parse((await bus.request(contract.subject, data, { timeoutMs })).data) as ReplyOf<C>;
+/** Distributed mode: requests to the services (any replica) over the bus, the subjects the gateway uses. */
+export function busClient(bus: Bus): AdminClient {
+  const ask = async <C extends SubjectContract>(contract: C, data: RequestInput<C>, deadline = timeoutMs): Promise<ReplyOf<C>> =>
+    contract.reply.parse((await bus.request(contract.subject, data, { timeoutMs: deadline })).data) as ReplyOf<C>;
   const S = QuotaSubjects;
   return {
     createAccount: (c) => ask(S.accounts.create, c),
     listAccounts: (r) => ask(S.accounts.list, r),
-    setPlan: (c) => ask(S.accounts.setPlan, c),
+    updateAccount: (c) => ask(S.accounts.update, c),
+    closeAccount: async (r) => {
+      // Quota first, as the admin DELETE does: no key works and nothing new starts from here on.
+      const closed = await ask(S.accounts.close, r);
+      const { deleted } = await ask(SessionsSubjects.deleteAll, r, deleteAllTimeoutMs);
+      return { ...closed, sessionsDeleted: deleted };
+    },
     createKey: (c) => ask(S.keys.create, c),
     listKeys: (r) => ask(S.keys.list, r),
     revokeKey: (c) => ask(S.keys.revoke, c),
@@ -34,11 +52,12 @@ export function busClient(bus: Bus): QuotaClient {
 }
 
 /** Embedded mode: the quota domain itself, on the event store in the data directory. */
-export function embeddedClient(api: QuotaApi): QuotaClient {
+export function embeddedClient(api: QuotaApi): AdminClient {
   return {
     createAccount: (c) => api.createAccount(c),
     listAccounts: (r) => api.listAccounts(r),
-    setPlan: (c) => api.setPlan(c),
+    updateAccount: (c) => api.updateAccount(c),
+    closeAccount: async (r) => ({ ...(await api.closeAccount(r)), sessionsDeleted: null }),
     createKey: (c) => api.createKey(c),
     listKeys: (r) => api.listKeys(r),
     revokeKey: (c) => api.revokeKey(c),

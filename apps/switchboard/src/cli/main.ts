@@ -5,15 +5,16 @@ import { openQuotaEngine } from '@switchboard/quota';
 import type { QuotaEngine } from '@switchboard/quota';
 import { UsageError, parseCommandLine } from './args.js';
 import { busClient, embeddedClient } from './client.js';
-import type { QuotaClient } from './client.js';
+import type { AdminClient } from './client.js';
 import { helpOutput, runCommand } from './run.js';
 import type { CliOutput } from './run.js';
 
 /**
  * `switchboard …`: operator commands for accounts and keys. Distributed mode when
- * SWITCHBOARD_NATS_URL is set (the quota service answers over NATS), embedded otherwise (the
- * quota domain on the SQLite store under SWITCHBOARD_DATA_DIR; a running server picks the events
- * up from the shared file and publishes them).
+ * SWITCHBOARD_NATS_URL is set (the quota service answers over NATS, and the sessions service when
+ * an account is closed), embedded otherwise (the quota domain on the SQLite store under
+ * SWITCHBOARD_DATA_DIR; a running server picks the events up from the shared file and publishes
+ * them, its sessions service deleting a closed account's sessions on the AccountClosed fact).
  */
 export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
   try {
@@ -27,7 +28,7 @@ export async function main(argv: readonly string[], env: Record<string, string |
   }
 }
 
-async function withClient<T>(env: Record<string, string | undefined>, work: (client: QuotaClient) => Promise<T>): Promise<T> {
+async function withClient<T>(env: Record<string, string | undefined>, work: (client: AdminClient) => Promise<T>): Promise<T> {
   const config = loadConfig(env);
   if (config.natsUrl) {
     const bus: Bus = await createBus({ name: 'switchboard-cli', env });
@@ -47,11 +48,16 @@ async function withClient<T>(env: Record<string, string | undefined>, work: (cli
 
 function describe(error: unknown, env: Record<string, string | undefined>): string[] {
   if (error instanceof ConfigError) return [...error.problems];
-  if (error instanceof NoResponderError) return [`no quota service answers on ${env['SWITCHBOARD_NATS_URL']}; is it running?`];
+  if (error instanceof NoResponderError) return [`no ${serviceOf(error)} service answers on ${env['SWITCHBOARD_NATS_URL']}; is it running?`];
   if (error instanceof RemoteError || (error instanceof Error && 'code' in error && typeof error.code === 'string')) {
     return [`${(error as { code: string }).code}: ${error.message}`];
   }
   return [error instanceof Error ? error.message : String(error)];
+}
+
+/** `sb.v1.sessions.deleteAll` -> `sessions`. */
+function serviceOf(error: NoResponderError): string {
+  return /^sb\.v1\.(\w+)\./.exec(error.subject)?.[1] ?? 'quota';
 }
 
 process.exitCode = await main(process.argv.slice(2), process.env);

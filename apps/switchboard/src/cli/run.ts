@@ -2,7 +2,7 @@ import type { AccountView, ApiKeyScope, ApiKeyView } from '@switchboard/contract
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
 import type { CliCommand } from './args.js';
 import { USAGE } from './args.js';
-import type { QuotaClient } from './client.js';
+import type { AdminClient, ClosedAccount } from './client.js';
 import { fields, orNone, table } from './format.js';
 
 /** What a command prints: a human text, and the value `--json` prints instead. */
@@ -13,7 +13,7 @@ export interface CliOutput {
 
 const keyWarning = 'Store this key now: it is shown only once and cannot be recovered.';
 
-export async function runCommand(command: Exclude<CliCommand, { kind: 'help' }>, client: QuotaClient): Promise<CliOutput> {
+export async function runCommand(command: Exclude<CliCommand, { kind: 'help' }>, client: AdminClient): Promise<CliOutput> {
   switch (command.kind) {
     case 'accounts create': {
       const apiKey = mintApiKey();
@@ -28,9 +28,11 @@ export async function runCommand(command: Exclude<CliCommand, { kind: 'help' }>,
       return { text: accounts.length === 0 ? 'No accounts.' : accountTable(accounts), json: { accounts, total: accounts.length } };
     }
     case 'accounts set-plan': {
-      const account = await client.setPlan({ accountId: command.accountId, plan: command.plan });
+      const account = await client.updateAccount({ accountId: command.accountId, plan: command.plan });
       return { text: accountTable([account]), json: account };
     }
+    case 'accounts close':
+      return closedOutput(await client.closeAccount({ accountId: command.accountId }));
     case 'keys create': {
       const apiKey = mintApiKey();
       const scopes: ApiKeyScope[] = command.admin ? ['admin'] : ['api'];
@@ -51,7 +53,7 @@ export async function runCommand(command: Exclude<CliCommand, { kind: 'help' }>,
 
 export const helpOutput: CliOutput = { text: USAGE, json: { usage: USAGE } };
 
-async function allAccounts(client: QuotaClient): Promise<AccountView[]> {
+async function allAccounts(client: AdminClient): Promise<AccountView[]> {
   const accounts: AccountView[] = [];
   for (;;) {
     const page = await client.listAccounts({ limit: 100, offset: accounts.length });
@@ -61,8 +63,16 @@ async function allAccounts(client: QuotaClient): Promise<AccountView[]> {
 }
 
 function accountTable(accounts: AccountView[]): string {
-  const rows = accounts.map((a) => [a.accountId, orNone(a.name), a.plan, String(a.activeSessions), String(a.messagesToday)]);
-  return table(['ACCOUNT', 'NAME', 'PLAN', 'SESSIONS', 'MESSAGES TODAY'], rows);
+  const rows = accounts.map((a) => [a.accountId, orNone(a.name), a.plan, String(a.activeSessions), String(a.messagesToday), orNone(a.closedAt)]);
+  return table(['ACCOUNT', 'NAME', 'PLAN', 'SESSIONS', 'MESSAGES TODAY', 'CLOSED'], rows);
+}
+
+/** As the admin DELETE answers; `sessionsDeleted` null: left to the running server (see ClosedAccount). */
+function closedOutput(closed: ClosedAccount): CliOutput {
+  const { accountId, closedAt, keysRevoked, sessionsDeleted } = closed;
+  const sessions = sessionsDeleted === null ? 'by the running server, on the closure (or at its next start)' : String(sessionsDeleted.length);
+  const text = fields([['account', accountId], ['closed at', closedAt], ['keys revoked', String(keysRevoked.length)], ['sessions deleted', sessions]]);
+  return { text, json: { accountId, closedAt, sessionsDeleted: sessionsDeleted?.length ?? null, keysRevoked: keysRevoked.length } };
 }
 
 function keyTable(keys: ApiKeyView[]): string {

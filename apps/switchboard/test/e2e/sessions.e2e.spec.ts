@@ -40,7 +40,7 @@ describe.each<Mode>(['embedded', 'distributed'])('session endpoints over HTTP (%
     const got = await eventually(() => api.get(`/v1/sessions/${id}`), (r) => r.body?.data?.status === 'connected');
     expect(got.body).toEqual({
       success: true,
-      data: { sessionId: id, status: 'connected', name: 'support line', createdAt: expect.any(String), lastActivity: expect.any(String) },
+      data: { sessionId: id, status: 'connected', statusReason: null, name: 'support line', createdAt: expect.any(String), lastActivity: expect.any(String) },
     });
     expect(Date.parse(got.body.data.lastActivity)).toBeGreaterThanOrEqual(Date.parse(got.body.data.createdAt));
   });

@@ -19,6 +19,8 @@ export interface SwitchboardUnderTest {
   readonly emulator: EmulatorControlClient;
   /** `SWITCHBOARD_DATA_DIR` of every process (the operator's view of what is on disk). */
   readonly dataDir: string;
+  /** Distributed mode: `SWITCHBOARD_NATS_URL` of every process (the private server), for the CLI. */
+  readonly natsUrl?: string;
   /** Process id of `name` (`switchboard` in embedded mode, a service in distributed mode), while it runs. */
   pidOf(name: 'switchboard' | ServiceProcess): number | undefined;
   /** SIGKILL the process that holds the chat connections, then start it again. */
@@ -172,7 +174,7 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
     untilReady: () => waitUntilReady(`${url}/readyz`, all),
   };
   return {
-    mode: 'distributed', url, apiKey, adminKey, dataDir,
+    mode: 'distributed', url, apiKey, adminKey, dataDir, natsUrl: nats.url,
     pidOf: (name) => processes.find((p) => p.name === name)?.pid,
     emulator: new EmulatorControlClient(emulator.controlUrl),
     crashAndRestartSessions: async () => {

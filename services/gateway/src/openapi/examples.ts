@@ -17,6 +17,7 @@ export const ENDPOINT_EXAMPLES: Readonly<Record<string, { body?: ExampleName; qu
   'admin.createAccount': { body: 'createAccountBody', response: 'createAccountResponse' },
   'admin.getAccount': { response: 'accountResponse' },
   'admin.patchAccount': { body: 'patchAccountBody', response: 'accountResponse' },
+  'admin.closeAccount': { response: 'closeAccountResponse' },
   'admin.createKey': { body: 'createKeyBody', response: 'createKeyResponse' },
   'admin.revokeKey': { response: 'revokeKeyResponse' },
   'health.healthz': { response: 'healthzResponse' },

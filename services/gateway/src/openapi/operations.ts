@@ -51,7 +51,10 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
       'Starts linking a device: answers the first QR code to scan with WhatsApp on the phone (Settings → Linked devices) and when ' +
       'it expires (codes rotate; read the current one from `/qr`). The session is `pending` until scanned, then `connected`. ' +
       'Counts against the plan\'s concurrent sessions (429 `SESSION_LIMIT_REACHED` with `details: {limit, used}`). 502 ' +
-      '`CHAT_NETWORK_ERROR` when the network issued no QR code in time; no session is kept then.',
+      '`CHAT_NETWORK_ERROR` when the network issued no QR code; `details.cause` says why: `dns` (the host does not resolve), `tcp` ' +
+      '(no connection: refused, reset, unreachable), `tls` (the handshake failed), `rejected` (the network refused us), each with ' +
+      '`host` where known and `detail` in words, answered as soon as it is clear; or `timeout` (nothing within 20 s). No session ' +
+      'is kept then (the list does not show it) and the plan slot is free again.',
     errors: ['IDEMPOTENCY_KEY_REUSED', 'SESSION_NOT_PENDING', 'SESSION_LIMIT_REACHED', 'CHAT_NETWORK_ERROR'],
     idempotent: true,
   },
@@ -62,7 +65,9 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
   },
   'sessions.get': {
     summary: 'Get a session',
-    description: 'One session: its status, its name, and when it was created and last active.',
+    description:
+      'One session: its status, why it is `disconnected`, `timeout` or `error` (`statusReason`: a `code` and a sentence, with the ' +
+      'network\'s cause when it could not be reached), its name, and when it was created and last active.',
     errors: ['SESSION_NOT_FOUND'],
   },
   'sessions.qr': {
@@ -151,15 +156,30 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
     errors: [],
   },
   'admin.listAccounts': { summary: 'List accounts', description: 'Every account, oldest first, a page at a time (`limit`, `offset`).', errors: [] },
-  'admin.getAccount': { summary: 'Get an account', description: 'One account: plan, limits and today\'s usage.', errors: ['ACCOUNT_NOT_FOUND'] },
+  'admin.getAccount': {
+    summary: 'Get an account',
+    description: 'One account: plan, limits, today\'s usage, and `closedAt` once it was closed (closed accounts still answer).',
+    errors: ['ACCOUNT_NOT_FOUND'],
+  },
   'admin.patchAccount': {
     summary: 'Change an account\'s plan or name',
-    description: 'A new plan applies from the next request; a rename is recorded as `AccountRenamed`.',
+    description: 'A new plan applies from the next request; a rename is recorded as `AccountRenamed`. A closed account takes no change (403 `FORBIDDEN`).',
+    errors: ['ACCOUNT_NOT_FOUND'],
+  },
+  'admin.closeAccount': {
+    summary: 'Close an account',
+    description:
+      'Closes the account for good: every key of it is revoked (refused within one second on every gateway), every session of it ' +
+      'is deleted (logged out of the chat network, its credentials wiped, its plan slot freed), and it takes no new session, ' +
+      'message, key or change any more (403 `FORBIDDEN` for the admin calls that would). Its history stays: messages and events ' +
+      'are kept, and `GET /v1/admin/accounts/{accountId}` still answers, with `closedAt` set. Answers what this request did; ' +
+      'closing again answers 200 with the first `closedAt` (and usually nothing left to delete or revoke). A 503 or 504 leaves ' +
+      'the account closed with its sessions still being deleted: close it again to finish and see the count.',
     errors: ['ACCOUNT_NOT_FOUND'],
   },
   'admin.createKey': {
     summary: 'Create an API key',
-    description: 'A new key for the account with the given scopes, answered once.',
+    description: 'A new key for the account with the given scopes, answered once. A closed account takes none (403 `FORBIDDEN`).',
     errors: ['ACCOUNT_NOT_FOUND'],
   },
   'admin.listKeys': {
@@ -175,7 +195,10 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
   'health.healthz': { summary: 'Liveness probe', description: 'Answers 200 while the process can answer at all.', errors: [] },
   'health.readyz': {
     summary: 'Readiness probe',
-    description: 'Answers 200 `ready` when every check passes (the bus, each service\'s event store and read models), else 503 `not_ready` with the same body.',
+    description:
+      'Answers 200 `ready` when every check passes (the bus, each service), else 503 `not_ready` with the same body. `chatNetwork` ' +
+      'is advisory (`advisory: true`, never fails readiness): whether the sessions\' own connections last reached the chat network, ' +
+      'and if not, why (`dns`, `tcp`, `tls`, `rejected`).',
     errors: [],
   },
 };

@@ -1,4 +1,4 @@
-import { ADMIN_ENDPOINTS, DEFAULT_KEY_SCOPES, QuotaSubjects, success, successMessage } from '@switchboard/contracts';
+import { ADMIN_ENDPOINTS, DEFAULT_KEY_SCOPES, QuotaSubjects, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { refuseIdempotencyKey } from '../http/idempotency.js';
@@ -12,9 +12,17 @@ import { defineRoute } from './kit.js';
 const ONE_TIME_SECRET = 'this response carries a one-time API key that is never stored, so it cannot be replayed';
 
 /**
- * The admin API of api-decisions.md (scope `admin`), over the quota service's subjects. The
- * gateway mints every key here: only its SHA-256 crosses the bus, and the raw key appears in
- * this one response and nowhere else (not in logs, events or replies).
+ * Closing deletes every session of the account, each logged out of the network with its own
+ * deadline (8 at a time); an account with very many may answer 504 while the deletions go on,
+ * and closing it again answers once they are done.
+ */
+const CLOSE_TIMEOUT_MS = 60_000;
+
+/**
+ * The admin API of api-decisions.md (scope `admin`), over the quota service's subjects (and the
+ * sessions service's `deleteAll` to close an account). The gateway mints every key here: only its
+ * SHA-256 crosses the bus, and the raw key appears in this one response and nowhere else (not in
+ * logs, events or replies).
  */
 export function registerAdminRoutes(app: FastifyInstance): void {
   defineRoute(app, ADMIN_ENDPOINTS.createAccount, async (ctx) => {
@@ -43,6 +51,15 @@ export function registerAdminRoutes(app: FastifyInstance): void {
   defineRoute(app, ADMIN_ENDPOINTS.patchAccount, async (ctx) =>
     success(await ctx.call(QuotaSubjects.accounts.update, { accountId: ctx.params.accountId, ...ctx.body })),
   );
+
+  defineRoute(app, ADMIN_ENDPOINTS.closeAccount, async (ctx) => {
+    const { accountId } = ctx.params;
+    // Quota first: from here on no key of the account works and no session or message starts.
+    const closed = await ctx.call(QuotaSubjects.accounts.close, { accountId });
+    for (const keyId of closed.keysRevoked) app.gateway.auth.forgetKey(keyId);
+    const sessions = await ctx.call(SessionsSubjects.deleteAll, { accountId }, { timeoutMs: CLOSE_TIMEOUT_MS });
+    return success({ accountId, closedAt: closed.closedAt, sessionsDeleted: sessions.deleted.length, keysRevoked: closed.keysRevoked.length });
+  });
 
   defineRoute(app, ADMIN_ENDPOINTS.createKey, async (ctx) => {
     refuseIdempotencyKey(ctx.request, ONE_TIME_SECRET);

@@ -25,24 +25,26 @@ async function readiness(app: FastifyInstance, request: FastifyRequest): Promise
   const checks: Record<string, ReadinessCheck> = {};
   checks['bus'] = bus.isConnected() ? { ok: true } : { ok: false, detail: 'not connected' };
   const answers = await Promise.all(services.map((service) => serviceCheck(app, request, service)));
-  services.forEach((service, i) => (checks[service] = answers[i] as ReadinessCheck));
-  const ready = Object.values(checks).every((check) => check.ok);
+  services.forEach((service, i) => Object.assign(checks, { [service]: answers[i]!.check }, answers[i]!.advisory));
+  const ready = Object.values(checks).every((check) => check.ok || check.advisory === true);
   return { status: ready ? 'ready' : 'not_ready', checks };
 }
 
-async function serviceCheck(app: FastifyInstance, request: FastifyRequest, service: string): Promise<ReadinessCheck> {
+/** A service's own check, and the advisory checks it reports (shown at the top level, never failing). */
+async function serviceCheck(app: FastifyInstance, request: FastifyRequest, service: string): Promise<{ check: ReadinessCheck; advisory: Record<string, ReadinessCheck> }> {
   try {
     const reply = await callService(app.gateway.bus, readySubject(service), {}, {
       requestId: request.id,
       timeoutMs: READY_TIMEOUT_MS,
       traceContext: request.sbTrace.context,
     });
-    if (reply.ready) return { ok: true };
-    const failing = Object.entries(reply.details).filter(([, check]) => !check.ok);
+    const advisory = Object.fromEntries(Object.entries(reply.details).filter(([, check]) => check.advisory === true));
+    if (reply.ready) return { check: { ok: true }, advisory };
+    const failing = Object.entries(reply.details).filter(([, check]) => !check.ok && check.advisory !== true);
     const detail = failing.map(([name, check]) => (check.detail ? `${name}: ${check.detail}` : name)).join('; ');
-    return { ok: false, detail: `not ready${detail ? ` (${detail})` : ''}` };
+    return { check: { ok: false, detail: `not ready${detail ? ` (${detail})` : ''}` }, advisory };
   } catch (error) {
-    return { ok: false, detail: whyUnanswered(error, service) };
+    return { check: { ok: false, detail: whyUnanswered(error, service) }, advisory: {} };
   }
 }
 

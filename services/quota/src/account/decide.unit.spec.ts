@@ -3,7 +3,7 @@ import type { AccountEvent, Plan } from '@switchboard/contracts';
 import { specFor } from '@switchboard/service-kit/testing';
 import { decideAccount } from './decide.js';
 import type { AccountCommand } from './decide.js';
-import { AccountAlreadyOpened, AccountNotFound, KeyNotFound, SessionLimitReached } from './errors.js';
+import { AccountAlreadyOpened, AccountIsClosed, AccountNotFound, KeyNotFound, SessionLimitReached } from './errors.js';
 import { evolveAccount } from './evolve.js';
 import { initialAccount } from './state.js';
 import type { Account } from './state.js';
@@ -35,14 +35,14 @@ describe('account: opening, plans and keys', () => {
     given([opened()]).when({ type: 'OpenAccount', accountId, name: null, plan: 'basic', now }).thenThrows(AccountAlreadyOpened);
   });
   it('answers ACCOUNT_NOT_FOUND for any command on an account never opened', () => {
-    given([]).when({ type: 'ChangePlan', plan: 'basic', now }).thenThrows(AccountNotFound, { code: 'ACCOUNT_NOT_FOUND' });
+    given([]).when({ type: 'UpdateAccount', plan: 'basic', now }).thenThrows(AccountNotFound, { code: 'ACCOUNT_NOT_FOUND' });
     given([]).when(reserve(1)).thenThrows(AccountNotFound);
   });
   it('changes the plan, recording from and to; the same plan again records nothing', () => {
-    given([opened('free')]).when({ type: 'ChangePlan', plan: 'premium', now }).then([planChanged('free', 'premium')]);
-    given([opened('free'), planChanged('free', 'premium')]).when({ type: 'ChangePlan', plan: 'premium', now }).then([]);
+    given([opened('free')]).when({ type: 'UpdateAccount', plan: 'premium', now }).then([planChanged('free', 'premium')]);
+    given([opened('free'), planChanged('free', 'premium')]).when({ type: 'UpdateAccount', plan: 'premium', now }).then([]);
   });
-  it('renames, recording from and to; the same name again records nothing; a closed or unknown account cannot be renamed', () => {
+  it('renames, recording from and to; the same name again records nothing; an unknown account cannot be renamed', () => {
     const renamed: AccountEvent = { type: 'AccountRenamed', version: 1, data: { accountId, from: 'Acme', to: 'Acme Support', renamedAt: now.toISOString() } };
     given([opened()]).when({ type: 'UpdateAccount', name: 'Acme Support', now }).then([renamed]);
     given([opened(), renamed]).when({ type: 'UpdateAccount', name: 'Acme Support', now }).then([]);
@@ -96,5 +96,54 @@ describe('account: concurrent-session slots', () => {
     given([opened('basic'), ...five, planChanged('basic', 'free'), released(5)])
       .when(reserve(6))
       .thenThrows(SessionLimitReached, { details: { limit: 1, used: 4 } });
+  });
+});
+
+describe('account: closing', () => {
+  const key2 = 'key_01JD8Z5X0A1B2C3D4E5F6G7H9K';
+  const key2Issued: AccountEvent = { type: 'ApiKeyIssued', version: 1, data: { accountId, keyId: key2, keyHash: 'b'.repeat(64), scopes: ['admin'], issuedAt: at } };
+  const closed = (closedAt = at): AccountEvent => ({ type: 'AccountClosed', version: 1, data: { accountId, closedAt } });
+  const close: AccountCommand = { type: 'CloseAccount', now };
+  const earlier = '2026-11-20T00:00:00.000Z';
+
+  it('revokes every key still working, then records the closure, in one decision', () => {
+    given([opened(), keyIssued, key2Issued]).when(close).then([
+      keyRevoked(),
+      { type: 'ApiKeyRevoked', version: 1, data: { accountId, keyId: key2, revokedAt: at } },
+      closed(),
+    ]);
+    given([opened(), keyIssued]).when(close).thenState({ status: 'closed', closedAt: at, plan: 'free' });
+  });
+  it('leaves a key revoked before as it was; an account without keys just closes', () => {
+    given([opened(), keyIssued, keyRevoked(earlier), key2Issued]).when(close).then([
+      { type: 'ApiKeyRevoked', version: 1, data: { accountId, keyId: key2, revokedAt: at } },
+      closed(),
+    ]);
+    given([opened()]).when(close).then([closed()]);
+  });
+  it('closing again records nothing (the first closedAt stands); an unknown account is ACCOUNT_NOT_FOUND', () => {
+    given([opened(), keyIssued, keyRevoked(earlier), closed(earlier)]).when(close).then([]);
+    given([]).when(close).thenThrows(AccountNotFound, { code: 'ACCOUNT_NOT_FOUND' });
+  });
+  it('refuses new sessions, keys, plan changes and renames with FORBIDDEN, naming the account and when it closed', () => {
+    const history = [opened('basic'), keyIssued, keyRevoked(), closed(earlier)];
+    const details = { accountId, closedAt: earlier };
+    given(history).when(reserve(1)).thenThrows(AccountIsClosed, { code: 'FORBIDDEN', details });
+    given(history).when({ type: 'IssueKey', keyId: key2, keyHash, scopes: ['api'], now }).thenThrows(AccountIsClosed, { code: 'FORBIDDEN' });
+    given(history).when({ type: 'UpdateAccount', plan: 'premium', now }).thenThrows(AccountIsClosed, { code: 'FORBIDDEN' });
+    given(history).when({ type: 'UpdateAccount', name: 'Acme again', now }).thenThrows(AccountIsClosed, { code: 'FORBIDDEN' });
+  });
+  it('is never opened again under its id', () => {
+    given([opened(), closed()]).when({ type: 'OpenAccount', accountId, name: null, plan: 'free', now }).thenThrows(AccountAlreadyOpened);
+  });
+  it('still frees the slots of its sessions as they are deleted, once each', () => {
+    const history = [opened('basic'), reserved(1, 5), reserved(2, 5), closed()];
+    given(history).when(release(1)).then([released(1)]);
+    given([...history, released(1)]).when(release(1)).then([]);
+    given([...history, released(1)]).when(release(2)).then([released(2)]);
+  });
+  it('answers a revocation of a key it revoked on closing with nothing new; an unknown key is KEY_NOT_FOUND', () => {
+    given([opened(), keyIssued, keyRevoked(), closed()]).when({ type: 'RevokeKey', keyId, now }).then([]);
+    given([opened(), closed()]).when({ type: 'RevokeKey', keyId, now }).thenThrows(KeyNotFound);
   });
 });

@@ -14,6 +14,16 @@ export class AccountAlreadyOpened extends ApiError {
   }
 }
 
+/**
+ * A closed account takes no new session, message, key or change. FORBIDDEN (403): the request is
+ * understood and the account exists (its reads still answer), but nothing may act for it any more.
+ */
+export class AccountIsClosed extends ApiError {
+  constructor(accountId: string, closedAt: string) {
+    super('FORBIDDEN', `Account ${accountId} was closed at ${closedAt}: it takes no new sessions, messages, keys or changes.`, { accountId, closedAt });
+  }
+}
+
 export class KeyNotFound extends ApiError {
   constructor() {
     super('KEY_NOT_FOUND');

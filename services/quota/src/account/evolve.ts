@@ -1,5 +1,5 @@
 import type { AccountEvent, SessionId } from '@switchboard/contracts';
-import type { Account, OpenAccount, SlotStatus } from './state.js';
+import type { Account, ExistingAccount, SlotStatus } from './state.js';
 
 /**
  * Folds one account-stream event into the account. No I/O, no clock; the slot map is handed over,
@@ -11,11 +11,13 @@ export function evolveAccount(state: Account, event: AccountEvent): Account {
     return { status: 'open', accountId, name, plan, keys: new Map(), slots: new Map(), slotsHeld: 0 };
   }
   // Any other event on a stream that was never opened is a corrupt stream: keep it visible.
-  if (state.status !== 'open') throw new Error(`${event.type} on an account that was never opened`);
-  return evolveOpen(state, event);
+  if (state.status === 'not_opened') throw new Error(`${event.type} on an account that was never opened`);
+  if (event.type === 'AccountClosed') return { ...state, status: 'closed', closedAt: event.data.closedAt };
+  return evolveExisting(state, event);
 }
 
-function evolveOpen(state: OpenAccount, event: Exclude<AccountEvent, { type: 'AccountOpened' }>): OpenAccount {
+/** Open or closed alike: a closed account keeps folding the slot releases of its deleted sessions. */
+function evolveExisting<S extends ExistingAccount>(state: S, event: Exclude<AccountEvent, { type: 'AccountOpened' | 'AccountClosed' }>): S {
   switch (event.type) {
     case 'PlanChanged':
       return { ...state, plan: event.data.to };
@@ -35,7 +37,7 @@ function evolveOpen(state: OpenAccount, event: Exclude<AccountEvent, { type: 'Ac
   }
 }
 
-function withSlot(state: OpenAccount, sessionId: SessionId, status: SlotStatus): OpenAccount {
+function withSlot<S extends ExistingAccount>(state: S, sessionId: SessionId, status: SlotStatus): S {
   const before = state.slots.get(sessionId);
   const delta = (status === 'held' ? 1 : 0) - (before === 'held' ? 1 : 0);
   const slots = (state.slots as Map<SessionId, SlotStatus>).set(sessionId, status);

@@ -10,7 +10,7 @@ export interface IssuedKey {
 export type SlotStatus = 'held' | 'released';
 
 /** Account: the holder of keys, a plan, and the concurrent-session slots. */
-export type Account = NotOpened | OpenAccount;
+export type Account = NotOpened | OpenAccount | ClosedAccount;
 
 export interface NotOpened {
   readonly status: 'not_opened';
@@ -26,5 +26,17 @@ export interface OpenAccount {
   /** Slots `held`, kept alongside the map so a reservation need not count. */
   readonly slotsHeld: number;
 }
+
+/**
+ * Closed for good: no new slot, key or change; what it held stays readable (its keys, all
+ * revoked) and its slots can still be released as its sessions are deleted.
+ */
+export interface ClosedAccount extends Omit<OpenAccount, 'status'> {
+  readonly status: 'closed';
+  readonly closedAt: string;
+}
+
+/** An account that was opened, whether still open or closed since. */
+export type ExistingAccount = OpenAccount | ClosedAccount;
 
 export const initialAccount: Account = { status: 'not_opened' };

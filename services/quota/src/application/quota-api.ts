@@ -1,14 +1,14 @@
 import { ApiError, utcDayOf } from '@switchboard/contracts';
 import type {
-  AccountRef, AccountView, ApiKeyView, AuthenticateReply, AuthenticateRequest, CreateAccountCommand, CreateAccountReply,
-  CreateKeyCommand, DailyUsage, ListAccountsReply, ListAccountsRequest, ListKeysReply, RefundDailyReply, RefundDailyRequest,
-  ReleaseSessionReply, ReserveDailyRequest, ReserveSessionReply, RevokeKeyCommand, RevokeKeyReply, SessionSlotRequest,
-  SetPlanCommand,
-  UpdateAccountCommand,
+  AccountRef, AccountView, ApiKeyView, AuthenticateReply, AuthenticateRequest, CloseAccountReply, CreateAccountCommand,
+  CreateAccountReply, CreateKeyCommand, DailyUsage, ListAccountsReply, ListAccountsRequest, ListKeysReply, RefundDailyReply,
+  RefundDailyRequest, ReleaseSessionReply, ReserveDailyRequest, ReserveSessionReply, RevokeKeyCommand, RevokeKeyReply,
+  SessionSlotRequest, UpdateAccountCommand,
 } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
 import { ulid } from 'ulid';
 import { AccountNotFound, KeyNotFound } from '../account/errors.js';
+import type { Account } from '../account/state.js';
 import type { KeyRecord, QuotaReadModel } from '../projections/read-model.js';
 import type { CallContext, QuotaCommands } from './quota-core.js';
 
@@ -79,9 +79,14 @@ export class QuotaApi {
     return this.getAccount(command);
   }
 
-  async setPlan(command: SetPlanCommand, ctx?: CallContext): Promise<AccountView> {
-    await this.commands.execute(command.accountId, (now) => ({ type: 'ChangePlan', plan: command.plan, now }), ctx);
-    return this.getAccount(command);
+  /**
+   * Revokes the account's working keys and records its closure (one append); closing again
+   * answers the first `closedAt` and revokes nothing. Its sessions are the sessions service's.
+   */
+  async closeAccount(command: AccountRef, ctx?: CallContext): Promise<CloseAccountReply> {
+    const { view: closedAt, events } = await this.commands.execute(command.accountId, (now) => ({ type: 'CloseAccount', now }), ctx, closedAtOf);
+    const keysRevoked = events.flatMap((event) => (event.type === 'ApiKeyRevoked' ? [event.data.keyId] : []));
+    return { accountId: command.accountId, closedAt, keysRevoked };
   }
 
   async createKey(command: CreateKeyCommand, ctx?: CallContext): Promise<ApiKeyView> {
@@ -124,6 +129,11 @@ export class QuotaApi {
       throw new ApiError('VALIDATION_ERROR', 'This API key is already registered.', [{ path: 'keyHash', message: 'already registered' }]);
     }
   }
+}
+
+function closedAtOf(state: Account): string {
+  if (state.status !== 'closed') throw new Error('the account is not closed right after closing it');
+  return state.closedAt;
 }
 
 function view(key: KeyRecord): ApiKeyView {

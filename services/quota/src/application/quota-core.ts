@@ -8,7 +8,7 @@ import { eventMetadata } from '@switchboard/service-kit';
 import { ulid } from 'ulid';
 import { decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
-import { AccountNotFound } from '../account/errors.js';
+import { AccountIsClosed, AccountNotFound } from '../account/errors.js';
 import { evolveAccount } from '../account/evolve.js';
 import { initialAccount } from '../account/state.js';
 import type { Account } from '../account/state.js';
@@ -87,7 +87,8 @@ export class QuotaCommands {
 
   /** One unit of today (UTC, by the injected clock) under the plan the account has right now. */
   async reserveDaily(accountId: AccountId, messageId: string, ctx: CallContext = {}): Promise<DailyUsage> {
-    const { plan } = await this.accountSummary(accountId);
+    const { plan, closedAt } = await this.accountSummary(accountId);
+    if (closedAt !== null) throw new AccountIsClosed(accountId, closedAt);
     const now = this.clock.now();
     const day = utcDayOf(now);
     const limit = PLAN_LIMITS[plan].messagesPerDay;
@@ -129,20 +130,22 @@ export class QuotaCommands {
   }
 }
 
-/** What bootstrap and reservations need of an account: its plan and its keys (copied). */
+/** What bootstrap and reservations need of an account: its plan, its keys (copied), whether closed. */
 export interface AccountSummary {
   plan: Plan;
   keys: { keyId: string; revokedAt: string | null }[];
+  closedAt: string | null;
 }
 
 const noView = (): null => null;
 
 function summaryOf(state: Account): AccountSummary {
-  if (state.status !== 'open') throw new AccountNotFound();
-  return { plan: state.plan, keys: [...state.keys].map(([keyId, key]) => ({ keyId, revokedAt: key.revokedAt })) };
+  if (state.status === 'not_opened') throw new AccountNotFound();
+  const keys = [...state.keys].map(([keyId, key]) => ({ keyId, revokedAt: key.revokedAt }));
+  return { plan: state.plan, keys, closedAt: state.status === 'closed' ? state.closedAt : null };
 }
 
 function slotsOf(state: Account): ReserveSessionReply {
-  if (state.status !== 'open') throw new AccountNotFound();
+  if (state.status === 'not_opened') throw new AccountNotFound();
   return { limit: PLAN_LIMITS[state.plan].maxSessions, used: state.slotsHeld };
 }

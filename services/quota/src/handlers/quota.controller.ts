@@ -82,9 +82,9 @@ export class QuotaController {
     return this.api.updateAccount(parse(S.accounts.update.request, body), callOf(ctx));
   }
 
-  @MessagePattern(S.accounts.setPlan.subject)
-  setPlan(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.setPlan(parse(S.accounts.setPlan.request, body), callOf(ctx));
+  @MessagePattern(S.accounts.close.subject)
+  closeAccount(@Payload() body: unknown, @Ctx() ctx: BusContext) {
+    return this.api.closeAccount(parse(S.accounts.close.request, body), callOf(ctx));
   }
 
   @MessagePattern(S.keys.create.subject)

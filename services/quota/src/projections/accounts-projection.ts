@@ -27,6 +27,9 @@ export function accountsProjection(db: DatabaseSync): Projection {
         case 'AccountRenamed':
           sql.rename.run(event.data.to, event.data.accountId);
           return;
+        case 'AccountClosed':
+          sql.close.run(event.data.closedAt, event.data.accountId);
+          return;
         case 'ApiKeyIssued': {
           const { keyHash, keyId, accountId, scopes, issuedAt } = event.data;
           sql.key.run(keyHash, keyId, accountId, JSON.stringify(scopes), issuedAt);
@@ -48,11 +51,12 @@ export function accountsProjection(db: DatabaseSync): Projection {
   };
 }
 
-function statements(db: DatabaseSync): Record<'open' | 'plan' | 'rename' | 'key' | 'revoke' | 'slots', StatementSync> {
+function statements(db: DatabaseSync): Record<'open' | 'plan' | 'rename' | 'close' | 'key' | 'revoke' | 'slots', StatementSync> {
   return {
     open: db.prepare('INSERT INTO quota_accounts (account_id, name, plan, opened_at, position) VALUES (?, ?, ?, ?, ?)'),
     plan: db.prepare('UPDATE quota_accounts SET plan = ? WHERE account_id = ?'),
     rename: db.prepare('UPDATE quota_accounts SET name = ? WHERE account_id = ?'),
+    close: db.prepare('UPDATE quota_accounts SET closed_at = ? WHERE account_id = ?'),
     // A hash registered twice (two writers racing with the same key) keeps its first owner.
     key: db.prepare('INSERT INTO quota_keys (key_hash, key_id, account_id, scopes, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING'),
     revoke: db.prepare('UPDATE quota_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL'),

@@ -67,11 +67,20 @@ describe('quota read models', () => {
     apply({ type: 'SessionSlotReleased', version: 1, data: { accountId: acc, sessionId: ses(2), releasedAt: at } });
     apply(reservedUnit(1), reservedUnit(2), reservedUnit(3), reservedUnit(4, '2026-11-20'));
     apply({ type: 'DailyQuotaRefunded', version: 1, data: { accountId: acc, day: '2026-11-21', messageId: msg(2), refundedAt: at } });
-    expect(read.account(acc, '2026-11-21')).toEqual({ accountId: acc, name: 'Acme', plan: 'free', activeSessions: 2, messagesToday: 2 });
+    expect(read.account(acc, '2026-11-21')).toEqual({ accountId: acc, name: 'Acme', plan: 'free', activeSessions: 2, messagesToday: 2, closedAt: null });
     expect(read.account(acc, '2026-11-22')?.messagesToday).toBe(0);
     expect(read.accounts('2026-11-21', 10, 0)).toEqual({
       total: 2,
-      accounts: [expect.objectContaining({ accountId: acc }), { accountId: other, name: 'Other', plan: 'free', activeSessions: 0, messagesToday: 0 }],
+      accounts: [expect.objectContaining({ accountId: acc }), { accountId: other, name: 'Other', plan: 'free', activeSessions: 0, messagesToday: 0, closedAt: null }],
     });
+  });
+
+  it('shows a closed account with when it closed, still listed, its usage kept', () => {
+    const { apply, read } = setup();
+    apply(opened(acc, 'Acme'), issued(acc, key1, 'a'.repeat(64)), reservedUnit(1));
+    apply({ type: 'ApiKeyRevoked', version: 1, data: { accountId: acc, keyId: key1, revokedAt: at } }, { type: 'AccountClosed', version: 1, data: { accountId: acc, closedAt: at } });
+    expect(read.account(acc, '2026-11-21')).toMatchObject({ accountId: acc, closedAt: at, messagesToday: 1 });
+    expect(read.accounts('2026-11-21', 10, 0).accounts).toEqual([expect.objectContaining({ accountId: acc, closedAt: at })]);
+    expect(read.keyByHash('a'.repeat(64))?.revokedAt).toBe(at);
   });
 });

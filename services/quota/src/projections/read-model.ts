@@ -6,7 +6,7 @@ export interface KeyRecord extends ApiKeyView {
   plan: Plan;
 }
 
-interface AccountRow { account_id: string; name: string | null; plan: string; active_sessions: number; used: number | null }
+interface AccountRow { account_id: string; name: string | null; plan: string; active_sessions: number; closed_at: string | null; used: number | null }
 interface KeyRow { key_id: string; account_id: string; scopes: string; created_at: string; revoked_at: string | null; plan: string }
 
 /** Queries over the quota read models (the tables of schema.ts). */
@@ -15,7 +15,7 @@ export class QuotaReadModel {
 
   constructor(db: DatabaseSync) {
     const keyColumns = 'k.key_id, k.account_id, k.scopes, k.created_at, k.revoked_at, a.plan';
-    const accountColumns = 'a.account_id, a.name, a.plan, a.active_sessions, u.used';
+    const accountColumns = 'a.account_id, a.name, a.plan, a.active_sessions, a.closed_at, u.used';
     const usageJoin = 'LEFT JOIN quota_daily_usage u ON u.account_id = a.account_id AND u.day = ?';
     this.sql = {
       keyByHash: db.prepare(`SELECT ${keyColumns} FROM quota_keys k JOIN quota_accounts a USING (account_id) WHERE k.key_hash = ?`),
@@ -73,5 +73,6 @@ function toAccount(row: AccountRow): AccountView {
     plan: row.plan as Plan,
     activeSessions: row.active_sessions,
     messagesToday: row.used ?? 0,
+    closedAt: row.closed_at,
   };
 }

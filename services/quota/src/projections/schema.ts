@@ -9,6 +9,7 @@ export function createReadModelSchema(db: DatabaseSync): void {
       plan TEXT NOT NULL,
       active_sessions INTEGER NOT NULL DEFAULT 0,
       opened_at TEXT NOT NULL,
+      closed_at TEXT,
       position INTEGER NOT NULL
     );
     CREATE INDEX IF NOT EXISTS quota_accounts_by_position ON quota_accounts (position);

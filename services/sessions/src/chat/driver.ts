@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import type { NetworkFailure } from './network-failure.js';
 
 /** A phone number in international form, digits only (E.164 without the plus). */
 export type PhoneNumber = string;
@@ -75,6 +76,8 @@ export type DisconnectReason = 'logged_out' | 'connection_lost' | 'pairing_timeo
 export interface DisconnectedEvent {
   reason: DisconnectReason;
   willReconnect: boolean;
+  /** Set when the network could not be reached at all (DNS, TCP, TLS) or refused us. */
+  failure?: NetworkFailure;
 }
 
 export type ReceiptStatus = 'delivered' | 'read';

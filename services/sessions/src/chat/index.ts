@@ -1,4 +1,5 @@
 export type * from './driver.js';
+export { classifyNetworkFailure, type NetworkFailure, type NetworkFailureCause } from './network-failure.js';
 export { ChatNetworkError, NotConnectedError, RecipientNotOnNetworkError } from './errors.js';
 export { NonLoopbackEmulatorError, resolveNetwork, type ChatNetworkConfig } from './network.js';
 export { BaileysChatNetwork, type BaileysChatNetworkOptions } from './baileys/baileys-chat-network.js';

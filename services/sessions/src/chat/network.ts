@@ -4,7 +4,11 @@ import { isLoopbackHost } from '@switchboard/service-kit';
 
 /** Which chat network the driver talks to: the real one, or this project's emulator on loopback. */
 export type ChatNetworkConfig =
-  | { kind: 'whatsapp' }
+  /**
+   * The real network. `url` and `agent` are for tests only (never from config): a loopback URL
+   * that refuses, or an agent whose DNS lookup fails, to see how an unreachable network reads.
+   */
+  | { kind: 'whatsapp'; url?: string; agent?: Agent }
   | { kind: 'emulator'; url: string; rootPublicKey?: Buffer; mediaCertificatePem?: string };
 
 /** What the socket needs to reach the chosen network. */
@@ -14,6 +18,8 @@ export interface ResolvedNetwork {
   waWebSocketUrl?: string;
   /** Trusts the emulator's media host; unset for the real network. */
   fetchAgent?: Agent;
+  /** The WebSocket's agent: unset = node's default. */
+  agent?: Agent;
 }
 
 export class NonLoopbackEmulatorError extends Error {
@@ -36,7 +42,7 @@ export async function resolveNetwork(config: ChatNetworkConfig): Promise<Resolve
     if (!WA_CERT_DETAILS.PUBLIC_KEY.equals(REAL_ROOT_PUBLIC_KEY)) {
       throw new Error('this process trusts an emulator root key; it must not also talk to the real chat network');
     }
-    return { kind: 'whatsapp' };
+    return { kind: 'whatsapp', ...(config.url ? { waWebSocketUrl: config.url } : {}), ...(config.agent ? { agent: config.agent } : {}) };
   }
   const url = new URL(config.url);
   if (!isLoopbackHost(url.hostname)) throw new NonLoopbackEmulatorError(config.url);

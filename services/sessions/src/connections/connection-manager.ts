@@ -6,6 +6,7 @@ import { SessionNotFound, SessionNotPending } from '../session/errors.js';
 import { isVisible, statusOf } from '../session/state.js';
 import type { VisibleSession } from '../session/state.js';
 import type { SessionListQueries } from '../projections/session-list/queries.js';
+import { NoPairingCodeError } from './live-connection.js';
 import type { LiveConnection } from './live-connection.js';
 import { qrDataUrl } from './qr.js';
 import type { ConnectionRegistry } from './registry.js';
@@ -133,17 +134,29 @@ export class ConnectionManager {
     await this.deps.slots.release(accountId, sessionId);
   }
 
+  /**
+   * The first pairing code, or CHAT_NETWORK_ERROR naming why there is none. The client never got
+   * this session's id, so it is not left behind: the failure is recorded, then the session deleted.
+   */
   private async firstQr(connection: LiveConnection) {
-    const waiting = connection.firstQr(this.deps.firstQrTimeoutMs);
+    const { firstQrTimeoutMs, logger, registry, commands } = this.deps;
+    const waiting = connection.firstQr(firstQrTimeoutMs);
     try {
       await connection.driver.start();
       return await waiting;
     } catch (error) {
       waiting.catch(() => undefined);
-      this.deps.logger.error({ err: error, sessionId: connection.sessionId }, 'no pairing code from the chat network');
-      const reason = 'the chat network issued no pairing code';
-      await this.deps.registry.close(connection, { type: 'MarkFailed', code: 'pairing_unavailable', reason });
-      throw new ApiError('CHAT_NETWORK_ERROR', 'The chat network did not issue a QR code; retry later.');
+      const failure = error instanceof NoPairingCodeError ? error.failure : undefined;
+      const { sessionId, accountId } = connection;
+      logger.warn({ sessionId, cause: failure?.cause ?? 'timeout', host: failure?.host, err: failure ? undefined : error }, 'no pairing code from the chat network');
+      const why = failure ? `${failure.cause}: ${failure.detail}` : `no pairing code within ${firstQrTimeoutMs / 1000} s`;
+      await registry.close(connection, { type: 'MarkFailed', code: 'pairing_unavailable', reason: `the chat network issued no pairing code (${why})` });
+      await commands.execute(sessionId, accountId, { type: 'DeleteSession', loggedOut: false });
+      const details = failure
+        ? { cause: failure.cause, ...(failure.host ? { host: failure.host } : {}), detail: failure.detail }
+        : { cause: 'timeout', timeoutMs: firstQrTimeoutMs };
+      const message = failure ? `The chat network could not be reached (${failure.cause}: ${failure.detail}); retry later.` : 'The chat network did not issue a QR code in time; retry later.';
+      throw new ApiError('CHAT_NETWORK_ERROR', message, details);
     }
   }
 

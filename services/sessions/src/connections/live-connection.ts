@@ -1,4 +1,4 @@
-import type { ChatDriver, ChatDriverEventMap, ConnectedEvent, DisconnectedEvent, InboundEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
+import type { ChatDriver, ChatDriverEventMap, ConnectedEvent, DisconnectedEvent, InboundEvent, NetworkFailure, QrEvent, ReceiptEvent } from '../chat/index.js';
 
 /** What the owner of a connection does with the driver's reports. */
 export interface ConnectionListener {
@@ -9,6 +9,17 @@ export interface ConnectionListener {
   inbound(connection: LiveConnection, inbound: InboundEvent): Promise<void>;
   failed(connection: LiveConnection, error: unknown): void;
 }
+
+/** No first pairing code: the network could not be reached (`failure` says why), or nothing came in time. */
+export class NoPairingCodeError extends Error {
+  override readonly name = 'NoPairingCodeError';
+  constructor(readonly failure: NetworkFailure | undefined, timeoutMs?: number) {
+    super(failure ? failure.detail : `no pairing code within ${timeoutMs} ms`);
+  }
+}
+
+/** Failures that waiting out the reconnects would not mend: answer at once instead. */
+const LASTING_CAUSES: ReadonlySet<NetworkFailure['cause']> = new Set(['dns', 'tls', 'rejected']);
 
 /** `pairing`: showing QR codes; `linked`: the device is (or is being re-) connected. */
 export type ConnectionPhase = 'pairing' | 'linked';
@@ -25,9 +36,13 @@ export class LiveConnection {
   online = false;
   /** The linked number, once the network confirmed the login. */
   phone: string | undefined;
+  /** Why the last attempt could not reach the network; cleared once it answers (a QR, a login). */
+  lastFailure: NetworkFailure | undefined;
+  /** The failure last logged, so a series of retries against the same wall logs it once. */
+  loggedFailure: string | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly handlers: { [E in keyof ChatDriverEventMap]: (payload: ChatDriverEventMap[E][0]) => void };
-  private firstQrWaiters: ((qr: QrEvent) => void)[] = [];
+  private firstQrWaiters: { resolve(qr: QrEvent): void; reject(error: Error): void }[] = [];
 
   constructor(
     readonly sessionId: string,
@@ -39,17 +54,21 @@ export class LiveConnection {
     this.handlers = {
       qr: (qr) => {
         this.currentQr = qr;
-        for (const resolve of this.firstQrWaiters.splice(0)) resolve(qr);
+        this.lastFailure = this.loggedFailure = undefined;
+        for (const waiter of this.firstQrWaiters.splice(0)) waiter.resolve(qr);
         this.serial(() => listener.qr(this, qr), listener);
       },
       connected: (event) => {
         this.online = true;
+        this.lastFailure = this.loggedFailure = undefined;
         this.currentQr = undefined;
         this.phase = 'linked';
         this.serial(() => listener.connected(this, event), listener);
       },
       disconnected: (event) => {
         this.online = false;
+        if (event.failure) this.lastFailure = event.failure;
+        if (event.failure && LASTING_CAUSES.has(event.failure.cause)) this.rejectFirstQr(new NoPairingCodeError(event.failure));
         this.serial(() => listener.disconnected(this, event), listener);
       },
       receipt: (receipt) => this.serial(() => listener.receipt(this, receipt), listener),
@@ -58,16 +77,34 @@ export class LiveConnection {
     this.attach();
   }
 
-  /** Resolves with the first pairing code, or rejects after `timeoutMs`. */
+  /**
+   * Resolves with the first pairing code. Rejects with NoPairingCodeError at once when the network
+   * cannot be reached for a lasting reason (a name that does not resolve, TLS, a refusal), else
+   * after `timeoutMs` with the last failure seen (a refused or reset TCP connection is retried).
+   */
   firstQr(timeoutMs: number): Promise<QrEvent> {
     if (this.currentQr) return Promise.resolve(this.currentQr);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no pairing code within ${timeoutMs} ms`)), timeoutMs);
-      this.firstQrWaiters.push((qr) => {
-        clearTimeout(timer);
-        resolve(qr);
-      });
+      const waiter = {
+        resolve: (qr: QrEvent) => {
+          clearTimeout(timer);
+          resolve(qr);
+        },
+        reject: (error: Error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.firstQrWaiters = this.firstQrWaiters.filter((w) => w !== waiter);
+        reject(new NoPairingCodeError(this.lastFailure, timeoutMs));
+      }, timeoutMs);
+      this.firstQrWaiters.push(waiter);
     });
+  }
+
+  private rejectFirstQr(error: Error): void {
+    for (const waiter of this.firstQrWaiters.splice(0)) waiter.reject(error);
   }
 
   /** Stops listening to the driver: later reports (of a logout we asked for) change nothing. */

@@ -6,6 +6,7 @@ import { LiveConnection } from './live-connection.js';
 import type { ConnectionListener, ConnectionPhase } from './live-connection.js';
 import { qrFingerprint } from './qr.js';
 import type { MessagingForwarder } from './messaging-forwarder.js';
+import type { NetworkReachability } from './network-reachability.js';
 import type { SessionCommands } from './session-commands.js';
 import type { SessionSlots } from './quota-slots.js';
 
@@ -15,6 +16,8 @@ export interface RegistryDeps {
   /** Receipts and received messages to messaging, through the durable outbox. */
   forwarder: MessagingForwarder;
   activity: ActivityRecorder;
+  /** What the connections found of the chat network's reachability (`/readyz`'s `chatNetwork`). */
+  reachability: NetworkReachability;
   createDriver(sessionId: string): ChatDriver;
   /** Removes the session's stored chat credentials (a closed session never reconnects). */
   wipeCredentials(sessionId: string): void;
@@ -76,6 +79,7 @@ export class ConnectionRegistry implements ConnectionListener {
   }
 
   async qr(connection: LiveConnection, qr: QrEvent): Promise<void> {
+    this.deps.reachability.reached();
     if (connection.phase === 'linked') {
       // A linked session asked to pair again: its stored credentials are gone or refused.
       return this.close(connection, { type: 'MarkFailed', code: 'credentials_missing', reason: 'stored chat credentials were not accepted; the session must be created again' });
@@ -85,20 +89,27 @@ export class ConnectionRegistry implements ConnectionListener {
   }
 
   async connected(connection: LiveConnection, event: ConnectedEvent): Promise<void> {
+    this.deps.reachability.reached();
     connection.phone = event.phone;
     await this.deps.commands.execute(connection.sessionId, connection.accountId, { type: 'MarkConnected', phone: event.phone });
   }
 
   async disconnected(connection: LiveConnection, event: DisconnectedEvent): Promise<void> {
     const { sessionId } = connection;
+    const { failure } = event;
+    if (failure) this.deps.reachability.failed(failure);
     if (event.willReconnect) {
       // A transient drop: the driver reconnects with the stored credentials; status stays connected.
-      this.deps.logger.info({ sessionId, reason: event.reason }, 'connection dropped; reconnecting');
+      if (!failure) return this.deps.logger.info({ sessionId, reason: event.reason }, 'connection dropped; reconnecting');
+      // The same wall on every retry is said once, with what it is.
+      if (connection.loggedFailure === failure.detail) return;
+      connection.loggedFailure = failure.detail;
+      this.deps.logger.warn({ sessionId, cause: failure.cause, host: failure.host }, `cannot reach the chat network: ${failure.detail}; retrying`);
       return;
     }
     if (event.reason === 'pairing_timeout') return this.close(connection, { type: 'MarkTimedOut' });
     const reason = event.reason === 'connection_replaced' ? 'replaced' : event.reason;
-    return this.close(connection, { type: 'MarkDisconnected', reason });
+    return this.close(connection, { type: 'MarkDisconnected', reason, ...(failure ? { detail: `${failure.cause}: ${failure.detail}` } : {}) });
   }
 
   async receipt(connection: LiveConnection, receipt: ReceiptEvent): Promise<void> {

@@ -22,6 +22,8 @@ export interface MarkConnected {
 export interface MarkDisconnected {
   type: 'MarkDisconnected';
   reason: DisconnectReason;
+  /** What was behind it, when known (the network could not be reached: its cause). */
+  detail?: string;
 }
 export interface MarkTimedOut {
   type: 'MarkTimedOut';

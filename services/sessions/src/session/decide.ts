@@ -69,7 +69,8 @@ function markConnected(command: MarkConnected, state: Session, now: Date): Sessi
 
 function markDisconnected(command: MarkDisconnected, state: Session, now: Date): SessionEvent[] {
   if (state.kind !== 'Connected' && state.kind !== 'Pending') return [];
-  return [event('SessionDisconnected', { sessionId: state.sessionId, reason: command.reason, disconnectedAt: iso(now) })];
+  const detail = command.detail === undefined ? {} : { detail: command.detail };
+  return [event('SessionDisconnected', { sessionId: state.sessionId, reason: command.reason, ...detail, disconnectedAt: iso(now) })];
 }
 
 function markFailed(command: MarkFailed, state: Session, now: Date): SessionEvent[] {

@@ -17,6 +17,7 @@ import type {
 } from '../driver.js';
 import { BoundedMap } from '../bounded-map.js';
 import { ChatNetworkError, NotConnectedError } from '../errors.js';
+import { classifyNetworkFailure, type NetworkFailure } from '../network-failure.js';
 import type { SessionCredentials } from '../credentials/session-credentials.js';
 import { AckWaiter } from './ack-waiter.js';
 import { buttonsMessageProto, locationMessageContent, mediaMessageContent } from './content.js';
@@ -178,6 +179,12 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     socket.ev.on('messages.update', (updates) => this.#emitReceipts(this.#receipts.fromUpdates(updates)));
     socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(messages, type));
     socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#acks.onAck(node));
+    // An HTTP answer instead of the WebSocket upgrade (a blocking proxy, a refusal): Baileys would
+    // wait out its connect timeout. End the attempt now; no status code, so it is not read as a
+    // logout (403 would be), and the message names the status for classifyNetworkFailure.
+    socket.ws.on('unexpected-response', (_request: unknown, response: { statusCode?: number }) => {
+      void socket.end(new Error(`Unexpected server response: ${response.statusCode}`) as never);
+    });
     socket.ws.on('CB:receipt', (node: BinaryNode) => {
       const own = this.#creds?.me;
       this.#emitReceipts(this.#receipts.fromReceiptNode(node, [own?.id, own?.lid]));
@@ -243,16 +250,16 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
       this.#running = false;
       return this.#loggedOut();
     }
-    if (action === 'reconnect') return this.#scheduleReconnect();
+    if (action === 'reconnect') return this.#scheduleReconnect(classifyNetworkFailure(error));
     this.#running = false;
     this.#disconnected(action, false);
   }
 
-  #scheduleReconnect(): void {
+  #scheduleReconnect(failure: NetworkFailure | undefined): void {
     const { reconnect } = this.#options;
     this.#failedAttempts += 1;
     const willReconnect = this.#failedAttempts <= reconnect.maxAttempts;
-    this.#disconnected('connection_lost', willReconnect);
+    this.#disconnected('connection_lost', willReconnect, failure);
     if (!willReconnect) {
       this.#running = false;
       return;
@@ -267,8 +274,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#disconnected('logged_out', false);
   }
 
-  #disconnected(reason: DisconnectReason, willReconnect: boolean): void {
-    this.emit('disconnected', { reason, willReconnect });
+  #disconnected(reason: DisconnectReason, willReconnect: boolean, failure?: NetworkFailure): void {
+    this.emit('disconnected', { reason, willReconnect, ...(failure ? { failure } : {}) });
   }
 
   #closeSocket(reason: Error): void {

@@ -28,6 +28,7 @@ export function socketConfig(
   return {
     ...(settings.network.waWebSocketUrl ? { waWebSocketUrl: settings.network.waWebSocketUrl } : {}),
     ...(settings.network.fetchAgent ? { fetchAgent: settings.network.fetchAgent } : {}),
+    ...(settings.network.agent ? { agent: settings.network.agent } : {}),
     ...(settings.qrTimeoutMs === undefined ? {} : { qrTimeout: settings.qrTimeoutMs }),
     auth,
     logger: silentLogger,

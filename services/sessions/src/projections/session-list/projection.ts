@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS session_list (
   account_id    TEXT NOT NULL,
   name          TEXT,
   status        TEXT NOT NULL,
+  status_reason TEXT,
   created_at    TEXT NOT NULL,
   last_activity TEXT NOT NULL
 );
@@ -20,13 +21,15 @@ CREATE INDEX IF NOT EXISTS session_list_by_account ON session_list (account_id, 
 CREATE INDEX IF NOT EXISTS session_list_by_status ON session_list (status);`;
 
 /** Bump to rebuild the table from zero at the next start (the runner's checkpoint name). */
-export const SESSION_LIST_PROJECTION = 'session-list-v1';
+export const SESSION_LIST_PROJECTION = 'session-list-v2';
 
 interface DbRow {
   session_id: string;
   account_id: string;
   name: string | null;
   status: string;
+  /** JSON of `statusReason`, or null. */
+  status_reason: string | null;
   created_at: string;
   last_activity: string;
 }
@@ -41,10 +44,13 @@ export class SessionListProjection implements Projection {
 
   constructor(db: DatabaseSync) {
     db.exec(SCHEMA);
+    // A table of v1 (no reasons) gains the column; v2's replay from zero fills it.
+    const columns = db.prepare('PRAGMA table_info(session_list)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'status_reason')) db.exec('ALTER TABLE session_list ADD COLUMN status_reason TEXT');
     this.select = db.prepare('SELECT * FROM session_list WHERE session_id = ?');
     this.upsert = db.prepare(
-      'INSERT INTO session_list (session_id, account_id, name, status, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (session_id) DO UPDATE SET name = excluded.name, status = excluded.status, last_activity = excluded.last_activity',
+      'INSERT INTO session_list (session_id, account_id, name, status, status_reason, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (session_id) DO UPDATE SET name = excluded.name, status = excluded.status, status_reason = excluded.status_reason, last_activity = excluded.last_activity',
     );
     this.remove = db.prepare('DELETE FROM session_list WHERE session_id = ?');
   }
@@ -55,7 +61,10 @@ export class SessionListProjection implements Projection {
     const current = this.select.get(sessionId) as DbRow | undefined;
     const next = evolveRow(current ? fromDb(current) : null, event);
     if (next === null) this.remove.run(sessionId);
-    else this.upsert.run(next.sessionId, next.accountId, next.name, next.status, next.createdAt, next.lastActivity);
+    else {
+      const reason = next.statusReason === null ? null : JSON.stringify(next.statusReason);
+      this.upsert.run(next.sessionId, next.accountId, next.name, next.status, reason, next.createdAt, next.lastActivity);
+    }
   }
 }
 
@@ -63,6 +72,7 @@ export function fromDb(row: DbRow): SessionListRow {
   const view = SessionView.parse({
     sessionId: row.session_id,
     status: row.status as SessionStatus,
+    statusReason: row.status_reason === null ? null : JSON.parse(row.status_reason),
     name: row.name,
     createdAt: row.created_at,
     lastActivity: row.last_activity,

@@ -38,7 +38,19 @@ const history: SessionEvent[] = [
 
 describe('session list read model', () => {
   it('shows a session with its status, name and lastActivity', () => {
-    expect(readModel(history).get(alice, s0)).toEqual({ sessionId: s0, status: 'connected', name: 'first', createdAt: minute(0), lastActivity: minute(4) });
+    expect(readModel(history).get(alice, s0)).toEqual({ sessionId: s0, status: 'connected', statusReason: null, name: 'first', createdAt: minute(0), lastActivity: minute(4) });
+  });
+
+  it('keeps why a session stopped, across a read', () => {
+    expect(readModel(history).get(alice, s1)).toMatchObject({ status: 'timeout', statusReason: { code: 'qr_timeout' } });
+  });
+
+  it('gives a table of the first version (no reasons) the column, keeping its rows', () => {
+    const db = new DatabaseSync(':memory:');
+    db.exec('CREATE TABLE session_list (session_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT, status TEXT NOT NULL, created_at TEXT NOT NULL, last_activity TEXT NOT NULL)');
+    db.prepare('INSERT INTO session_list VALUES (?, ?, NULL, ?, ?, ?)').run(s0, alice, 'connected', minute(0), minute(1));
+    new SessionListProjection(db);
+    expect(new SessionListQueries(db).get(alice, s0)).toMatchObject({ status: 'connected', statusReason: null });
   });
 
   it('hides another account\'s session and unknown ids', () => {
