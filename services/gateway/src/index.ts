@@ -3,8 +3,6 @@ export type { BuildGatewayOptions } from './app.js';
 export { defineRoute, validateInput } from './routes/kit.js';
 export type { RouteContext, RouteHandler, RouteOptions, RouteScope } from './routes/kit.js';
 export type { RouteRegistrar } from './routes/index.js';
-export { callService, ContractViolationError, DEFAULT_CALL_TIMEOUT_MS } from './http/call-service.js';
-export type { CallContext } from './http/call-service.js';
 export { toPublicError, RETRY_AFTER_UNAVAILABLE_SECONDS } from './http/errors.js';
 export { BODY_LIMIT_BYTES } from './http/body.js';
 export { REQUEST_LIMITS } from './http/request-limits.js';

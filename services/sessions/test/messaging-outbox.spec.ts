@@ -12,8 +12,13 @@ import { SqliteMessagingOutbox } from '../src/outbox/sqlite-messaging-outbox.js'
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {}, child: () => quiet } as unknown as Logger;
 const noMedia = { put: async () => 'unused' };
+const ACCOUNT = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+const SESSION = 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R';
+/** What messaging answers (the forwarder checks replies against the contract). */
+const receiptRecorded = { messageId: null, applied: true };
+const inboundRecorded = { messageId: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K', recorded: true };
 const receipt = (n: number): RecordReceiptCommand => ({
-  accountId: 'acc_1', sessionId: 'ses_1', networkMessageId: `3EB0${String(n).padStart(8, '0')}`, receipt: 'read', at: '2026-01-01T00:00:00.000Z',
+  accountId: ACCOUNT, sessionId: SESSION, networkMessageId: `3EB0${String(n).padStart(8, '0')}`, receipt: 'read', at: '2026-01-01T00:00:00.000Z',
 });
 const inbound: InboundEvent = { id: '3EB0INBOUND1', from: '15550001111', sentAt: new Date('2026-01-01T00:00:00.000Z'), content: { type: 'text', text: 'hello' } } as InboundEvent;
 
@@ -50,7 +55,10 @@ describe('receipts and received messages to messaging, through the durable outbo
     expect(outbox.pending()).toHaveLength(5);
 
     const recorded: unknown[] = [];
-    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (message) => void recorded.push(message.data));
+    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (message) => {
+      recorded.push(message.data);
+      return receiptRecorded;
+    });
     await until(() => recorded.length === 5);
     expect(recorded).toEqual(expect.arrayContaining([0, 1, 2, 3, 4].map(receipt)));
     forwarder.stop();
@@ -63,14 +71,20 @@ describe('receipts and received messages to messaging, through the durable outbo
     const before = new MessagingForwarder(bus, first, noMedia, quiet);
     before.start();
     before.receipt(receipt(1));
-    await before.inbound('acc_1', 'ses_1', '15559990000', inbound);
+    await before.inbound(ACCOUNT, SESSION, '15559990000', inbound);
     // The process ends without messaging having answered (no responder yet).
     before.stop();
     await first.close();
 
     const recorded: { subject: string; data: unknown }[] = [];
-    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (m) => void recorded.push({ subject: 'receipt', data: m.data }));
-    await bus.subscribe(MessagingSubjects.recordInbound.subject, (m) => void recorded.push({ subject: 'inbound', data: m.data }));
+    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (m) => {
+      recorded.push({ subject: 'receipt', data: m.data });
+      return receiptRecorded;
+    });
+    await bus.subscribe(MessagingSubjects.recordInbound.subject, (m) => {
+      recorded.push({ subject: 'inbound', data: m.data });
+      return inboundRecorded;
+    });
     const second = new SqliteMessagingOutbox(path());
     const after = new MessagingForwarder(bus, second, noMedia, quiet);
     after.start();
@@ -95,7 +109,7 @@ describe('receipts and received messages to messaging, through the durable outbo
       if (networkMessageId === receipt(1).networkMessageId) throw new ApiError('VALIDATION_ERROR');
       if (attempt < 3) throw new ApiError('INTERNAL_ERROR');
       recorded++;
-      return { applied: true };
+      return receiptRecorded;
     });
     forwarder.start();
     forwarder.receipt(receipt(1));

@@ -4,6 +4,7 @@ import type {
   ListAccountsReply, ListAccountsRequest, ListKeysReply, ReplyOf, RequestInput, RevokeKeyCommand, RevokeKeyReply, SubjectContract,
   UpdateAccountCommand,
 } from '@switchboard/contracts';
+import { callService } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import type { QuotaApi } from '@switchboard/quota';
 
@@ -33,7 +34,7 @@ const deleteAllTimeoutMs = 60_000;
 /** Distributed mode: requests to the services (any replica) over the bus, the subjects the gateway uses. */
 export function busClient(bus: Bus): AdminClient {
   const ask = async <C extends SubjectContract>(contract: C, data: RequestInput<C>, deadline = timeoutMs): Promise<ReplyOf<C>> =>
-    contract.reply.parse((await bus.request(contract.subject, data, { timeoutMs: deadline })).data) as ReplyOf<C>;
+    callService(bus, contract, data, { timeoutMs: deadline });
   const S = QuotaSubjects;
   return {
     createAccount: (c) => ask(S.accounts.create, c),

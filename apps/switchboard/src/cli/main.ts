@@ -1,4 +1,4 @@
-import { NoResponderError, RemoteError, createBus } from '@switchboard/bus';
+import { RemoteError, ServiceCallError, createBus } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import { ConfigError, loadConfig } from '@switchboard/service-kit';
 import { openQuotaEngine } from '@switchboard/quota';
@@ -48,7 +48,7 @@ async function withClient<T>(env: Record<string, string | undefined>, work: (cli
 
 function describe(error: unknown, env: Record<string, string | undefined>): string[] {
   if (error instanceof ConfigError) return [...error.problems];
-  if (error instanceof NoResponderError) return [`no ${serviceOf(error)} service answers on ${env['SWITCHBOARD_NATS_URL']}; is it running?`];
+  if (error instanceof ServiceCallError && error.outcome === 'not_delivered') return [`no ${serviceOf(error.subject)} service answers on ${env['SWITCHBOARD_NATS_URL']}; is it running?`];
   if (error instanceof RemoteError || (error instanceof Error && 'code' in error && typeof error.code === 'string')) {
     return [`${(error as { code: string }).code}: ${error.message}`];
   }
@@ -56,8 +56,8 @@ function describe(error: unknown, env: Record<string, string | undefined>): stri
 }
 
 /** `sb.v1.sessions.deleteAll` -> `sessions`. */
-function serviceOf(error: NoResponderError): string {
-  return /^sb\.v1\.(\w+)\./.exec(error.subject)?.[1] ?? 'quota';
+function serviceOf(subject: string | undefined): string {
+  return /^sb\.v1\.(\w+)\./.exec(subject ?? '')?.[1] ?? 'quota';
 }
 
 process.exitCode = await main(process.argv.slice(2), process.env);

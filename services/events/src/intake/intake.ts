@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { FEED_SOURCES, FeedSubjects, feedWakeSubject } from '@switchboard/contracts';
 import type { FeedEntry, FeedSource } from '@switchboard/contracts';
+import { callService } from '@switchboard/bus';
 import type { Bus, BusSubscription } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
 import { inImmediateTransaction } from '@switchboard/eventstore';
@@ -86,8 +87,7 @@ export class Intake {
     const limit = this.o.pageSize ?? 200;
     while (!this.stopped) {
       const after = this.checkpoint(source);
-      const reply = await this.o.bus.request(FeedSubjects[source].subject, { after, limit }, { timeoutMs: FEED_TIMEOUT_MS });
-      const page = FeedSubjects[source].reply.parse(reply.data);
+      const page = await callService(this.o.bus, FeedSubjects[source], { after, limit }, { timeoutMs: FEED_TIMEOUT_MS });
       if (page.head === null || this.stopped) return;
       this.record(source, page.events, page.head);
       if (page.head === after) return;

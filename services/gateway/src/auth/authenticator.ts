@@ -3,10 +3,10 @@ import { ApiError, ApiKeySecret, PublishedEvent, QuotaSubjects, isApiError, pars
 import type { Bus, BusSubscription } from '@switchboard/bus';
 import { hashApiKey, sameKeyHash } from '@switchboard/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
-import { callService } from '../http/call-service.js';
 import { KeyCache } from './key-cache.js';
 import { OPERATOR } from './principal.js';
 import type { Principal } from './principal.js';
+import { callService } from '@switchboard/bus';
 
 /**
  * How long a key lookup is reused. Well under the one-second revocation bound of
@@ -89,7 +89,7 @@ export class Authenticator {
 
   private async lookup(keyHash: string, epoch: number, ctx: AuthCallContext): Promise<Principal> {
     try {
-      const found = await callService(this.options.bus, QuotaSubjects.authenticate, { keyHash }, { ...ctx, timeoutMs: LOOKUP_TIMEOUT_MS });
+      const found = await callService(this.options.bus, QuotaSubjects.authenticate, { keyHash }, { correlationId: ctx.requestId, traceContext: ctx.traceContext, timeoutMs: LOOKUP_TIMEOUT_MS });
       const principal: Principal = { kind: 'account', ...found };
       this.cache.set(keyHash, principal, epoch);
       return principal;

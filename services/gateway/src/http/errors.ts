@@ -1,4 +1,5 @@
-import { ApiError, ErrorCode, HTTP_HEADERS, isApiError, payloadTooLarge } from '@switchboard/contracts';
+import { toServiceCallError } from '@switchboard/bus';
+import { ApiError, HTTP_HEADERS, isApiError, payloadTooLarge } from '@switchboard/contracts';
 import type { ErrorCode as ErrorCodeType } from '@switchboard/contracts';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { BODY_LIMIT_BYTES } from './body.js';
@@ -38,33 +39,18 @@ interface Coded {
 
 /**
  * What a client may see of any failure: an ApiError with a public code, or `null` for a bug
- * (rendered as INTERNAL_ERROR and logged). Bus errors are matched by name as well as class, so a
- * second copy of @switchboard/bus in the tree cannot turn a timeout into a 500.
+ * (rendered as INTERNAL_ERROR and logged): a bus failure as the service client maps it, a
+ * fastify client error as its documented code.
  */
 export function toPublicError(error: unknown): ApiError | null {
   if (isApiError(error)) return error;
   if (typeof error !== 'object' || error === null) return null;
+  // A bus failure that did not come through callService (e.g. a stream's own read).
+  const fromBus = toServiceCallError(error);
+  if (fromBus) return fromBus;
   const e = error as Coded;
-  switch (e.name) {
-    case 'DeadlineExceededError':
-      return new ApiError('UPSTREAM_TIMEOUT');
-    case 'NoResponderError':
-    case 'BusUnavailableError':
-    case 'ConnectionLostError':
-      return new ApiError('SERVICE_UNAVAILABLE');
-    case 'RemoteError':
-      return fromRemote(e);
-  }
+  if (e.name === 'RemoteError') return null;
   return fromFastify(e);
-}
-
-/** A service's named failure keeps its code, message and details; anything else is a bug there. */
-function fromRemote(e: Coded): ApiError | null {
-  const code = ErrorCode.safeParse(e.code);
-  if (!code.success || code.data === 'INTERNAL_ERROR') return null;
-  const message = typeof e.message === 'string' && e.message !== '' ? e.message : undefined;
-  const details = typeof e.details === 'object' && e.details !== null ? (e.details as ApiError['details']) : undefined;
-  return new ApiError(code.data, message, details);
 }
 
 function fromFastify(e: Coded): ApiError | null {

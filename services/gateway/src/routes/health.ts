@@ -1,8 +1,8 @@
 import { HEALTH_ENDPOINTS, isApiError, readySubject } from '@switchboard/contracts';
 import type { ReadinessCheck, ReadyzResponse } from '@switchboard/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { callService } from '../http/call-service.js';
 import '../http/deps.js';
+import { callService } from '@switchboard/bus';
 
 /** Deadline for each service's readiness answer; probes must answer well within k8s' timeouts. */
 export const READY_TIMEOUT_MS = 2_000;
@@ -34,7 +34,7 @@ async function readiness(app: FastifyInstance, request: FastifyRequest): Promise
 async function serviceCheck(app: FastifyInstance, request: FastifyRequest, service: string): Promise<{ check: ReadinessCheck; advisory: Record<string, ReadinessCheck> }> {
   try {
     const reply = await callService(app.gateway.bus, readySubject(service), {}, {
-      requestId: request.id,
+      correlationId: request.id,
       timeoutMs: READY_TIMEOUT_MS,
       traceContext: request.sbTrace.context,
     });

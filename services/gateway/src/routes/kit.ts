@@ -5,9 +5,9 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { z } from 'zod';
 import { hasScope } from '../auth/principal.js';
 import type { Principal } from '../auth/principal.js';
-import { ContractViolationError, callService } from '../http/call-service.js';
 import '../http/deps.js';
 import { inRequestContext } from '../http/trace.js';
+import { callService, ContractViolationError } from '@switchboard/bus';
 
 /** Who may call a route: keys with this scope, or anyone (`public`: probes, docs). */
 export type RouteScope = ApiKeyScope | 'public';
@@ -161,7 +161,7 @@ function routeContext(app: FastifyInstance, request: FastifyRequest, reply: Fast
     logger: request.log,
     call: (subject, data, options) =>
       callService(bus, subject, data, {
-        requestId: request.id,
+        correlationId: request.id,
         accountId: principal?.accountId ?? null,
         timeoutMs: options?.timeoutMs,
         traceContext: request.sbTrace.context,

@@ -4,7 +4,8 @@ import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
 import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
-import { CallFailure, callSubject } from '../bus/call.js';
+import { callService, ContractViolationError, ServiceCallError } from '@switchboard/bus';
+import type { CallOptions } from '@switchboard/bus';
 import type { AcceptedState } from '../message/state.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import { resolveQuoted } from './quoted.js';
@@ -73,7 +74,7 @@ export class Delivery {
     const { bus } = this.options;
     const request = { accountId: state.accountId, messageId: state.messageId, day: state.usageDay };
     try {
-      await callSubject(bus, QuotaSubjects.refundDaily, request, { timeoutMs: 5_000, headers: headersFor(state, correlationId) });
+      await callService(bus, QuotaSubjects.refundDaily, request, { timeoutMs: 5_000, ...callOptionsFor(state, correlationId) });
     } catch (error) {
       // The stream still says a refund is due; recovery tries again.
       this.options.logger.warn({ messageId: state.messageId, err: errorCode(error) }, 'refund of a failed message postponed');
@@ -106,24 +107,28 @@ export class Delivery {
     let mayHaveSent = false;
     let last = new ApiError('SERVICE_UNAVAILABLE');
     for (let attempt = 0; ; attempt++) {
+      let failure: ServiceCallError;
       try {
-        const reply = await callSubject(this.options.bus, SessionsSubjects.send, command, {
+        const reply = await callService(this.options.bus, SessionsSubjects.send, command, {
           // Sessions answers within the deadline (acknowledged or not); the margin covers the hop.
           timeoutMs: this.options.sendDeadlineMs + 5_000,
-          headers: headersFor(state, correlationId),
+          ...callOptionsFor(state, correlationId),
         });
         await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordSent', networkMessageId: reply.networkMessageId, from: reply.from }, correlationId);
         return { status: 'sent' };
       } catch (error) {
-        if (!(error instanceof CallFailure)) throw error;
-        if (error.kind === 'refused' && !isTransient(error.error)) return this.fail(state, error.error, isRefundable(error.error), correlationId);
-        mayHaveSent ||= error.kind === 'unknown';
-        last = error.error;
-        const delay = delays[attempt];
-        if (delay === undefined) break;
-        this.options.logger.warn({ messageId: state.messageId, code: error.error.code, attempt: attempt + 1 }, 'delivery attempt failed; retrying with the same message id');
-        await sleep(delay);
+        if (error instanceof ServiceCallError) failure = error;
+        // A bug in sessions' answer (or its INTERNAL_ERROR): it may have sent; retry with the same id.
+        else if (error instanceof ContractViolationError || (error instanceof Error && error.name === 'RemoteError')) failure = new ServiceCallError('unknown', 'INTERNAL_ERROR');
+        else throw error;
       }
+      if (failure.outcome === 'refused' && !isTransient(failure)) return this.fail(state, failure, isRefundable(failure), correlationId);
+      mayHaveSent ||= failure.outcome === 'unknown';
+      last = failure;
+      const delay = delays[attempt];
+      if (delay === undefined) break;
+      this.options.logger.warn({ messageId: state.messageId, code: failure.code, attempt: attempt + 1 }, 'delivery attempt failed; retrying with the same message id');
+      await sleep(delay);
     }
     // It may have reached the network (502, unit kept), or certainly did not (refunded).
     if (mayHaveSent) return this.fail(state, new ApiError('CHAT_NETWORK_ERROR'), false, correlationId);
@@ -175,10 +180,10 @@ function deliverCommand(state: AcceptedState, quoted: QuotedRef | null, bytes?: 
   return { ...base, media: { kind: 'blob', sha256: state.content.media.sha256 } };
 }
 
-function headersFor(state: AcceptedState, correlationId?: string): Record<string, string> {
-  return { 'account-id': state.accountId, ...(correlationId ? { 'correlation-id': correlationId } : {}) };
+function callOptionsFor(state: AcceptedState, correlationId?: string): CallOptions {
+  return { accountId: state.accountId, ...(correlationId ? { correlationId } : {}) };
 }
 
 function errorCode(error: unknown): string {
-  return error instanceof CallFailure ? error.error.code : error instanceof Error ? error.name : 'unknown';
+  return error instanceof ServiceCallError ? error.code : error instanceof Error ? error.name : 'unknown';
 }

@@ -7,7 +7,7 @@ import { ulid } from 'ulid';
 import type { Clock } from '../application/clock.js';
 import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
-import { CallFailure, callSubject } from '../bus/call.js';
+import { callService } from '@switchboard/bus';
 import type { MediaPolicy } from '../media/resolve-media.js';
 import type { AcceptedState } from '../message/state.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
@@ -115,13 +115,7 @@ export class SendPipeline {
   }
 
   private async reserve(accountId: string, messageId: string, correlationId?: string): Promise<DailyUsage> {
-    const headers = { 'account-id': accountId, ...(correlationId ? { 'correlation-id': correlationId } : {}) };
-    try {
-      return await callSubject(this.o.bus, QuotaSubjects.reserveDaily, { accountId, messageId }, { timeoutMs: 5_000, headers });
-    } catch (error) {
-      if (error instanceof CallFailure) throw error.error;
-      throw error;
-    }
+    return callService(this.o.bus, QuotaSubjects.reserveDaily, { accountId, messageId }, { timeoutMs: 5_000, accountId, ...(correlationId ? { correlationId } : {}) });
   }
 
   /**

@@ -1,4 +1,5 @@
 import { AccountId, PublishedEvent, QuotaSubjects, SessionStatus, isApiError } from '@switchboard/contracts';
+import { callService } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
 import type { SessionListQueries } from '../projections/session-list/queries.js';
@@ -150,8 +151,7 @@ export class AccountSessions {
 /** `closedAt` of AccountSessionsDeps, asked of the quota service over the bus. */
 export function quotaClosedAt(bus: Bus): (accountId: string) => Promise<string | null> {
   return async (accountId) => {
-    const reply = await bus.request(QuotaSubjects.accounts.get.subject, { accountId }, { timeoutMs: QUOTA_TIMEOUT_MS });
-    return QuotaSubjects.accounts.get.reply.parse(reply.data).closedAt;
+    return (await callService(bus, QuotaSubjects.accounts.get, { accountId }, { timeoutMs: QUOTA_TIMEOUT_MS, accountId })).closedAt;
   };
 }
 

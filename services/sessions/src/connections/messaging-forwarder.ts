@@ -1,6 +1,6 @@
-import { ERROR_HTTP_STATUS, MessagingSubjects } from '@switchboard/contracts';
+import { MessagingSubjects } from '@switchboard/contracts';
 import type { RecordReceiptCommand } from '@switchboard/contracts';
-import { RemoteError } from '@switchboard/bus';
+import { callService, ContractViolationError, ServiceCallError } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import { SpanKind, runInRootSpan, withLogFields } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
@@ -87,7 +87,8 @@ export class MessagingForwarder {
       this.outbox.remove(stored.id);
     } catch (error) {
       if (this.#stopped) return;
-      if (error instanceof RemoteError && ERROR_HTTP_STATUS[error.code as keyof typeof ERROR_HTTP_STATUS] < 500) {
+      // Refused for good (a 4xx-class answer, or a command that breaks the contract): dropped, not retried forever.
+      if ((error instanceof ServiceCallError && error.outcome === 'refused' && error.httpStatus < 500) || error instanceof ContractViolationError) {
         this.logger.warn({ err: error, sessionId: entry.command.sessionId, subject: entry.subject }, 'messaging refused what the network reported; dropped');
         this.outbox.remove(stored.id);
         return;
@@ -120,7 +121,7 @@ export class MessagingForwarder {
         : [`chat inbound ${entry.command.content.type}`, { 'chat.inbound.type': entry.command.content.type, 'chat.session.id': command.sessionId }];
     return withLogFields({ account_id: command.accountId }, () =>
       runInRootSpan(name, { kind: SpanKind.CONSUMER, attributes }, () =>
-        this.bus.request(MessagingSubjects[entry.subject].subject, command, { timeoutMs: REQUEST_TIMEOUT_MS }),
+        callService(this.bus, MessagingSubjects[entry.subject], command, { timeoutMs: REQUEST_TIMEOUT_MS, accountId: command.accountId }),
       ),
     );
   }

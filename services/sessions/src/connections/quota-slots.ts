@@ -1,6 +1,6 @@
-import { ApiError, ErrorCode, QuotaSubjects } from '@switchboard/contracts';
+import { ApiError, QuotaSubjects } from '@switchboard/contracts';
 import type { ReserveSessionReply } from '@switchboard/contracts';
-import { RemoteError } from '@switchboard/bus';
+import { callService, ServiceCallError } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
 
@@ -21,17 +21,18 @@ export class SessionSlots {
   /** @throws ApiError SESSION_LIMIT_REACHED (`{limit, used}`) or SERVICE_UNAVAILABLE */
   async reserve(accountId: string, sessionId: string): Promise<ReserveSessionReply> {
     try {
-      const reply = await this.bus.request(QuotaSubjects.reserveSession.subject, { accountId, sessionId }, { timeoutMs: QUOTA_TIMEOUT_MS });
-      return QuotaSubjects.reserveSession.reply.parse(reply.data);
+      return await callService(this.bus, QuotaSubjects.reserveSession, { accountId, sessionId }, { timeoutMs: QUOTA_TIMEOUT_MS, accountId });
     } catch (error) {
-      throw asApiError(error);
+      // A refusal keeps its public code; anything else (no answer, a bug there) the caller may retry.
+      if (error instanceof ServiceCallError && error.outcome === 'refused') throw error;
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The quota service did not answer; retry later.');
     }
   }
 
   async release(accountId: string, sessionId: string): Promise<void> {
     for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
       try {
-        await this.bus.request(QuotaSubjects.releaseSession.subject, { accountId, sessionId }, { timeoutMs: QUOTA_TIMEOUT_MS });
+        await callService(this.bus, QuotaSubjects.releaseSession, { accountId, sessionId }, { timeoutMs: QUOTA_TIMEOUT_MS, accountId });
         return;
       } catch (error) {
         if (attempt === RELEASE_ATTEMPTS) {
@@ -42,13 +43,4 @@ export class SessionSlots {
       }
     }
   }
-}
-
-/** A quota refusal keeps its public code; an unreachable quota service is SERVICE_UNAVAILABLE. */
-function asApiError(error: unknown): ApiError {
-  if (error instanceof RemoteError && ErrorCode.safeParse(error.code).success) {
-    const details = typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : undefined;
-    return new ApiError(ErrorCode.parse(error.code), error.message, details);
-  }
-  return new ApiError('SERVICE_UNAVAILABLE', 'The quota service did not answer; retry later.');
 }

@@ -1,0 +1,118 @@
+import type { Context } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
+import { ApiError, BUS_HEADERS, ErrorCode } from '@switchboard/contracts';
+import type { ReplyOf, RequestInput, SubjectContract } from '@switchboard/contracts';
+import { injectTraceHeaders } from '@switchboard/telemetry';
+import type { z } from 'zod';
+import type { Bus, BusHeaders } from './bus.js';
+
+/** Deadline of a call when the caller names none. */
+export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
+
+export interface CallOptions {
+  /** Deadline of the round trip; UPSTREAM_TIMEOUT after it. */
+  readonly timeoutMs?: number;
+  /** The request this call serves (the W3C trace id at the gateway): `correlation-id`. */
+  readonly correlationId?: string;
+  /** The event or command that caused this call: `causation-id`. */
+  readonly causationId?: string;
+  /** The account the call is for: `account-id`, on its log lines there. */
+  readonly accountId?: string | null;
+  /** The caller's trace, so the bus span is its child (else the active context's). */
+  readonly traceContext?: Context;
+}
+
+/**
+ * How a call that did not answer with data ended, for retry decisions:
+ * - `refused`: the service answered with a named error; it did what that error says (usually nothing);
+ * - `not_delivered`: nobody received the request, so nothing happened there;
+ * - `unknown`: no answer in time, or a broken one: it may or may not have acted (retry with the same ids).
+ */
+export type CallOutcome = 'refused' | 'not_delivered' | 'unknown';
+
+/** A failed call: the public error a client would see, and whether the request may have had an effect. */
+export class ServiceCallError extends ApiError {
+  /** The subject called, when known (which service did not answer). */
+  subject: string | undefined;
+
+  constructor(
+    readonly outcome: CallOutcome,
+    code: ErrorCode,
+    message?: string,
+    details?: ApiError['details'],
+  ) {
+    super(code, message, details);
+  }
+}
+
+/** A message that broke its subject's contract: a bug on one side (a 500 at the gateway, logged). */
+export class ContractViolationError extends Error {
+  override readonly name = 'ContractViolationError';
+  constructor(subject: string, side: 'request' | 'reply', error: z.ZodError) {
+    const issues = error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    super(`${side} of ${subject} breaks its contract: ${issues}`);
+  }
+}
+
+/**
+ * The one way a process calls another service: `data` checked against the subject's request
+ * schema, the standard headers set (`correlation-id`, `causation-id`, `account-id`, `traceparent`),
+ * the deadline applied, the reply parsed by the subject's reply schema. A failure is a
+ * ServiceCallError with the public code (a service's named error keeps its code, message and
+ * details; a timeout is UPSTREAM_TIMEOUT; no responder or no bus is SERVICE_UNAVAILABLE) and its
+ * CallOutcome. A bug is thrown as it is, for the caller to log: a contract broken on either side
+ * (ContractViolationError), an INTERNAL_ERROR of the other service (its RemoteError), anything else.
+ */
+export async function callService<S extends SubjectContract>(bus: Bus, subject: S, data: RequestInput<S>, options: CallOptions = {}): Promise<ReplyOf<S>> {
+  const checked = subject.request.safeParse(data);
+  if (!checked.success) throw new ContractViolationError(subject.subject, 'request', checked.error);
+  const run = () => requestAndParse(bus, subject, data, options);
+  return options.traceContext ? context.with(options.traceContext, run) : run();
+}
+
+async function requestAndParse<S extends SubjectContract>(bus: Bus, subject: S, data: unknown, options: CallOptions): Promise<ReplyOf<S>> {
+  const headers: BusHeaders = {};
+  if (options.correlationId) headers[BUS_HEADERS.correlationId] = options.correlationId;
+  if (options.causationId) headers[BUS_HEADERS.causationId] = options.causationId;
+  if (options.accountId) headers[BUS_HEADERS.accountId] = options.accountId;
+  injectTraceHeaders(headers);
+  let reply: unknown;
+  try {
+    reply = (await bus.request(subject.subject, data, { timeoutMs: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, headers })).data;
+  } catch (error) {
+    const failure = toServiceCallError(error);
+    if (!failure) throw error;
+    failure.subject = subject.subject;
+    throw failure;
+  }
+  const parsed = subject.reply.safeParse(reply);
+  if (!parsed.success) throw new ContractViolationError(subject.subject, 'reply', parsed.error);
+  return parsed.data as ReplyOf<S>;
+}
+
+/**
+ * A bus failure as the caller sees it, or undefined for a bug. Matched by name as well as class,
+ * so a second copy of this package in the tree cannot turn a timeout into a bug.
+ */
+export function toServiceCallError(error: unknown): ServiceCallError | undefined {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; message?: unknown; details?: unknown };
+  switch (e.name) {
+    case 'NoResponderError':
+    case 'BusUnavailableError':
+      return new ServiceCallError('not_delivered', 'SERVICE_UNAVAILABLE');
+    case 'DeadlineExceededError':
+      return new ServiceCallError('unknown', 'UPSTREAM_TIMEOUT');
+    case 'ConnectionLostError':
+      return new ServiceCallError('unknown', 'SERVICE_UNAVAILABLE');
+    case 'RemoteError': {
+      const code = ErrorCode.safeParse(e.code);
+      // A bug on the other side, or a code this build does not know: nothing a client can act on.
+      if (!code.success || code.data === 'INTERNAL_ERROR') return undefined;
+      const message = typeof e.message === 'string' && e.message !== '' ? e.message : undefined;
+      const details = typeof e.details === 'object' && e.details !== null ? (e.details as ApiError['details']) : undefined;
+      return new ServiceCallError('refused', code.data, message, details);
+    }
+    default:
+      return undefined;
+  }
+}
