@@ -25,9 +25,14 @@ function start(env: Record<string, string>): Promise<Run> {
     const child = spawn(process.execPath, [EMBEDDED], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let stopped = false;
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (/Switchboard listening on/.test(stdout) && /Chat network emulator/.test(stdout)) child.kill('SIGTERM');
+      // Once: a second SIGTERM (sent for a log line printed while stopping) would kill it outright.
+      if (!stopped && /Switchboard listening on/.test(stdout) && /Chat network emulator/.test(stdout)) {
+        stopped = true;
+        child.kill('SIGTERM');
+      }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
