@@ -27,3 +27,5 @@ export { readFeedPage } from './feed-page.js';
 export type { PublicEventMapper } from './feed-page.js';
 export { SecretCipher, SecretDecryptionError } from './secrets/cipher.js';
 export { InvalidSecretKeyError, KEY_CHECK_FILE, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey, SECRET_KEY_FILE, SecretKeyMismatchError } from './secrets/secret-key.js';
+export { decideClaim, decideRelease, evolveKey, freeKey, IdempotencyKeyReused, IdempotencyKeys } from './idempotency-keys.js';
+export type { ClaimDecision, ClaimRequest, IdempotencyKeysOptions, KeyEvents, KeyFact, KeyState } from './idempotency-keys.js';

@@ -3,7 +3,7 @@ import type { BlobStore } from '@switchboard/blob-store';
 import { MEDIA_FETCH_TIMEOUT_MS, feedWakeSubject } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
-import { ProjectionRunner, feedWaker, openReadModelDatabase, openServiceEventStore } from '@switchboard/service-kit';
+import { IdempotencyKeys, ProjectionRunner, feedWaker, openReadModelDatabase, openServiceEventStore } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import type { Clock } from './application/clock.js';
 import { MessageStore } from './application/message-store.js';
@@ -17,7 +17,7 @@ import { MessageStatusQueries } from './projections/message-status/queries.js';
 import { Recovery } from './recovery/recovery.js';
 import { Delivery } from './send/delivery.js';
 import type { DeliveryOutcome } from './send/delivery.js';
-import { IdempotencyKeys } from './idempotency/handler.js';
+import { holderLetsGo, MESSAGE_KEY_EVENTS } from './idempotency/message-keys.js';
 import { SendPipeline } from './send/send-message.js';
 
 /** What the messaging service reads of `SwitchboardConfig` (which satisfies it). */
@@ -83,7 +83,12 @@ function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync
   const media: MediaPolicy = { allowLoopback: config.mediaAllowLoopback, fetchTimeoutMs: MEDIA_FETCH_TIMEOUT_MS, ...o.media };
   const pipeline = new SendPipeline({
     bus, clock, messages, statuses, delivery, logger, media,
-    idempotency: new IdempotencyKeys(store, clock, (messageId) => messages.load(messageId)),
+    idempotency: new IdempotencyKeys({
+      store,
+      clock: () => clock.now(),
+      events: MESSAGE_KEY_EVENTS,
+      holderLetsGo: async (messageId) => holderLetsGo(await messages.load(messageId)),
+    }),
     blobs: o.blobs,
     sendDeadlineMs: config.sendDeadlineMs,
   });

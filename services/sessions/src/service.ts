@@ -2,7 +2,7 @@ import { openBlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
 import { join } from 'node:path';
-import { feedWaker, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
+import { feedWaker, IdempotencyKeys, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
 import { feedWakeSubject } from '@switchboard/contracts';
 import type { ReadyReply } from '@switchboard/contracts';
@@ -30,7 +30,7 @@ import { SENT_LOG_RETENTION_MS } from './sent-log/sent-log.js';
 import { SqliteSentLog } from './sent-log/sqlite-sent-log.js';
 import { SessionsModule } from './sessions.module.js';
 import { IdempotentCreate } from './idempotency/create.js';
-import { SessionKeys } from './idempotency/handler.js';
+import { SESSION_KEY_EVENTS } from './idempotency/session-keys.js';
 
 export interface SessionsServiceOptions {
   bus: Bus;
@@ -98,7 +98,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
       chatNetwork: reachability.check(),
     },
   });
-  const creator = new IdempotentCreate(new SessionKeys(store, clock), manager, clock, logger);
+  const creator = new IdempotentCreate(new IdempotencyKeys({ store, clock, events: SESSION_KEY_EVENTS }), manager, clock, logger);
   const sentLog = new SqliteSentLog(join(serviceDataDir('sessions', config), 'sent-messages.sqlite'));
   const stopRetention = keepWithinRetention(sentLog, {
     retentionMs: SENT_LOG_RETENTION_MS,

@@ -1,5 +1,5 @@
 import { ApiError, QuotaSubjects, utcDayOf } from '@switchboard/contracts';
-import type { DailyUsage, IdempotencyRef, MediaType, SendMessageReply } from '@switchboard/contracts';
+import type { DailyUsage, IdempotencyEvent, IdempotencyRef, MediaType, SendMessageReply } from '@switchboard/contracts';
 import type { BlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
@@ -12,8 +12,8 @@ import type { MediaPolicy } from '../media/resolve-media.js';
 import type { AcceptedState } from '../message/state.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import type { Delivery } from './delivery.js';
-import { holderLetsGo } from '../idempotency/decide.js';
-import type { IdempotencyKeys } from '../idempotency/handler.js';
+import { holderLetsGo } from '../idempotency/message-keys.js';
+import type { IdempotencyKeys } from '@switchboard/service-kit';
 import { prepareContent, quotedIdOf } from './prepare.js';
 import type { SendRequest } from './prepare.js';
 import { resolveQuoted } from './quoted.js';
@@ -24,7 +24,7 @@ export interface SendPipelineOptions {
   messages: MessageStore;
   statuses: MessageStatusQueries;
   delivery: Delivery;
-  idempotency: IdempotencyKeys;
+  idempotency: IdempotencyKeys<IdempotencyEvent>;
   blobs: BlobStore;
   media: MediaPolicy;
   logger: Logger;
@@ -62,14 +62,14 @@ export class SendPipeline {
     const ref = call.idempotency;
     if (ref === undefined) return this.sendNew(request, call, `msg_${ulid()}`);
     const claim = await this.o.idempotency.claim(call.accountId, ref, `msg_${ulid()}`, call.correlationId);
-    if (claim.kind === 'replay') return this.replay(request, call, ref, claim.messageId);
+    if (claim.kind === 'replay') return this.replay(request, call, ref, claim.resourceId);
     try {
-      return await this.sendNew(request, call, claim.messageId);
+      return await this.sendNew(request, call, claim.resourceId);
     } catch (error) {
       // Failed before acceptance: nothing sent, no unit kept. The key is free for a retry. (One that
       // failed after acceptance but before the network lets its key go when the key is next claimed.)
-      if ((await this.o.messages.load(claim.messageId)).status === 'absent') {
-        await this.o.idempotency.release(call.accountId, ref, claim.messageId, error instanceof ApiError ? error.code : 'INTERNAL_ERROR', call.correlationId);
+      if ((await this.o.messages.load(claim.resourceId)).status === 'absent') {
+        await this.o.idempotency.release(call.accountId, ref.keyHash, claim.resourceId, error instanceof ApiError ? error.code : 'INTERNAL_ERROR', call.correlationId);
       }
       throw error;
     }
@@ -127,7 +127,7 @@ export class SendPipeline {
     const answerBy = Date.now() + this.o.sendDeadlineMs;
     const state = await this.waitAccepted(messageId, answerBy);
     if (state === null) {
-      if (!(await this.o.idempotency.holds(call.accountId, ref, messageId))) return this.send(request, call);
+      if (!(await this.o.idempotency.holds(call.accountId, ref.keyHash, messageId))) return this.send(request, call);
       return this.sendNew(request, call, messageId);
     }
     if (state.accountId !== call.accountId) throw new ApiError('IDEMPOTENCY_KEY_REUSED');

@@ -3,7 +3,9 @@ import type { CreateSessionCommand, CreateSessionReply, CreateSessionResult } fr
 import type { Logger } from '@switchboard/telemetry';
 import { newSessionId } from '../connections/connection-manager.js';
 import type { ConnectionManager } from '../connections/connection-manager.js';
-import type { SessionKeys } from './handler.js';
+import type { IdempotencyKeys } from '@switchboard/service-kit';
+import { currentInboundHeaders } from '@switchboard/bus';
+import type { SessionKeyEvent } from '@switchboard/contracts';
 
 /**
  * Longer than a create takes from its claim to `SessionCreated` (a quota round trip of at most
@@ -21,7 +23,7 @@ export class IdempotentCreate {
   private readonly inFlight = new Map<string, Promise<CreateSessionResult>>();
 
   constructor(
-    private readonly keys: SessionKeys,
+    private readonly keys: IdempotencyKeys<SessionKeyEvent>,
     private readonly manager: ConnectionManager,
     private readonly clock: () => Date,
     private readonly logger: Logger,
@@ -31,18 +33,18 @@ export class IdempotentCreate {
     const { accountId, idempotency } = command;
     const name = command.name ?? null;
     if (!idempotency) return this.manager.create(accountId, name, newSessionId());
-    const claim = await this.keys.claim(accountId, idempotency, newSessionId());
-    if (claim.kind === 'claim') return this.createOnce(accountId, name, idempotency.keyHash, claim.event.data.sessionId);
-    const running = this.inFlight.get(claim.sessionId);
+    const claim = await this.keys.claim(accountId, idempotency, newSessionId(), correlationId());
+    if (claim.kind === 'claim') return this.createOnce(accountId, name, idempotency.keyHash, claim.resourceId);
+    const running = this.inFlight.get(claim.resourceId);
     if (running) return { ...(await running), replayed: true };
-    const again = await this.manager.answerAgain({ accountId, sessionId: claim.sessionId });
+    const again = await this.manager.answerAgain({ accountId, sessionId: claim.resourceId });
     if (again) return { ...again, replayed: true };
     if (this.clock().getTime() - Date.parse(claim.claimedAt) < RECORDING_GRACE_MS) {
       throw new ApiError('SERVICE_UNAVAILABLE', 'The session for this Idempotency-Key is still being created; retry shortly.');
     }
     // Claimed, never recorded, not running here: its process stopped in between. Slot and session
     // are both idempotent per session id, so finishing the create with the bound id takes nothing twice.
-    return { ...(await this.createOnce(accountId, name, idempotency.keyHash, claim.sessionId)), replayed: true };
+    return { ...(await this.createOnce(accountId, name, idempotency.keyHash, claim.resourceId)), replayed: true };
   }
 
   /** Runs the create once per session id here; a failure frees the key (the client got an error). */
@@ -51,7 +53,7 @@ export class IdempotentCreate {
       .create(accountId, name, sessionId)
       .catch(async (error: unknown) => {
         const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR';
-        await this.keys.release(accountId, keyHash, sessionId, code).catch((releaseError: unknown) => {
+        await this.keys.release(accountId, keyHash, sessionId, code, correlationId()).catch((releaseError: unknown) => {
           this.logger.error({ err: releaseError, sessionId }, 'could not free the Idempotency-Key of a failed create');
         });
         throw error;
@@ -61,3 +63,6 @@ export class IdempotentCreate {
     return running;
   }
 }
+
+/** The request this create serves (the gateway's request id), for the key's events. */
+const correlationId = (): string | undefined => currentInboundHeaders()?.['correlation-id'];
