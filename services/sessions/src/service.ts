@@ -77,13 +77,8 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const forwarder = new MessagingForwarder(bus, outbox, media, logger);
   forwarder.start();
   const reachability = new NetworkReachability();
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger });
-  const manager = new ConnectionManager({
-    registry, commands, queries, slots, logger,
-    wipeCredentials: chat.wipeCredentials,
-    firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000,
-    logoutTimeoutMs: 10_000,
-  });
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000 });
+  const manager = new ConnectionManager({ registry, commands, queries, slots, logger, firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000 });
   const restored = await manager.restore();
   logger.info(restored, 'sessions restored after start');
 

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { ApiError, holdsSessionSlot } from '@switchboard/contracts';
+import { ApiError } from '@switchboard/contracts';
 import type { CreateSessionResult, DeleteSessionReply, SessionQrResult, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import { SessionNotFound, SessionNotPending } from '../session/errors.js';
@@ -18,12 +18,9 @@ export interface ConnectionManagerDeps {
   commands: SessionCommands;
   queries: SessionListQueries;
   slots: SessionSlots;
-  wipeCredentials(sessionId: string): void;
   logger: Logger;
   /** How long create waits for the network's first pairing code. */
   firstQrTimeoutMs: number;
-  /** How long delete waits for the network to confirm the logout before deleting anyway. */
-  logoutTimeoutMs: number;
 }
 
 /** A new session id: `ses_` + ULID (time-sortable, unique). */
@@ -85,14 +82,10 @@ export class ConnectionManager {
 
   /** Logs the device out (bounded), wipes its credentials, records the deletion, frees the slot. */
   async delete(ref: SessionRef): Promise<DeleteSessionReply> {
-    const session = await this.visible(ref);
-    const connection = this.owned(ref);
-    const loggedOut = connection ? await this.logout(connection) : false;
-    this.deps.wipeCredentials(ref.sessionId);
-    const result = await this.deps.commands.execute(ref.sessionId, ref.accountId, { type: 'DeleteSession', loggedOut });
-    const deleted = result.events.find((e) => e.type === 'SessionDeleted');
+    await this.visible(ref);
+    const recorded = await this.deps.registry.end(ref, (loggedOut) => [{ type: 'DeleteSession', loggedOut }], { logout: true });
+    const deleted = recorded.find((e) => e.type === 'SessionDeleted');
     if (!deleted || deleted.type !== 'SessionDeleted') throw new SessionNotFound();
-    if (holdsSessionSlot(statusOf(session))) await this.deps.slots.release(ref.accountId, ref.sessionId);
     return { sessionId: ref.sessionId, deletedAt: deleted.data.deletedAt };
   }
 
@@ -123,15 +116,13 @@ export class ConnectionManager {
     connection.driver.start().catch((error: unknown) => {
       this.deps.logger.error({ err: error, sessionId }, 'could not resume the session from its stored credentials');
       void this.deps.registry
-        .close(connection, { type: 'MarkFailed', code: 'resume_failed', reason: 'stored chat credentials could not be used' })
+        .end(connection, () => [{ type: 'MarkFailed', code: 'resume_failed', reason: 'stored chat credentials could not be used' }])
         .catch((closeError: unknown) => this.deps.logger.error({ err: closeError, sessionId }, 'recording the failure failed'));
     });
   }
 
   private async timeOutStale(sessionId: string, accountId: string): Promise<void> {
-    this.deps.wipeCredentials(sessionId);
-    await this.deps.commands.execute(sessionId, accountId, { type: 'MarkTimedOut' });
-    await this.deps.slots.release(accountId, sessionId);
+    await this.deps.registry.end({ sessionId, accountId }, () => [{ type: 'MarkTimedOut' }]);
   }
 
   /**
@@ -139,7 +130,7 @@ export class ConnectionManager {
    * this session's id, so it is not left behind: the failure is recorded, then the session deleted.
    */
   private async firstQr(connection: LiveConnection) {
-    const { firstQrTimeoutMs, logger, registry, commands } = this.deps;
+    const { firstQrTimeoutMs, logger, registry } = this.deps;
     const waiting = connection.firstQr(firstQrTimeoutMs);
     try {
       await connection.driver.start();
@@ -150,30 +141,16 @@ export class ConnectionManager {
       const { sessionId, accountId } = connection;
       logger.warn({ sessionId, cause: failure?.cause ?? 'timeout', host: failure?.host, err: failure ? undefined : error }, 'no pairing code from the chat network');
       const why = failure ? `${failure.cause}: ${failure.detail}` : `no pairing code within ${firstQrTimeoutMs / 1000} s`;
-      await registry.close(connection, { type: 'MarkFailed', code: 'pairing_unavailable', reason: `the chat network issued no pairing code (${why})` });
-      await commands.execute(sessionId, accountId, { type: 'DeleteSession', loggedOut: false });
+      await registry.end({ sessionId, accountId }, () => [
+        { type: 'MarkFailed', code: 'pairing_unavailable', reason: `the chat network issued no pairing code (${why})` },
+        { type: 'DeleteSession', loggedOut: false },
+      ]);
       const details = failure
         ? { cause: failure.cause, ...(failure.host ? { host: failure.host } : {}), detail: failure.detail }
         : { cause: 'timeout', timeoutMs: firstQrTimeoutMs };
       const message = failure ? `The chat network could not be reached (${failure.cause}: ${failure.detail}); retry later.` : 'The chat network did not issue a QR code in time; retry later.';
       throw new ApiError('CHAT_NETWORK_ERROR', message, details);
     }
-  }
-
-  private async logout(connection: LiveConnection): Promise<boolean> {
-    const wasOnline = connection.online;
-    await connection.idle();
-    this.deps.registry.release(connection);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.deps.logoutTimeoutMs)));
-    const done = connection.driver.logout().then(
-      () => true,
-      () => false,
-    );
-    const reached = await Promise.race([done, timeout]);
-    clearTimeout(timer);
-    if (!reached) await connection.driver.stop().catch(() => undefined);
-    return wasOnline && reached;
   }
 
   /** The live connection of this session if it belongs to the caller's account. */

@@ -1,3 +1,4 @@
+import type { SessionEvent, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import type { ChatDriver, ConnectedEvent, DisconnectedEvent, InboundEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
 import type { SessionCommand } from '../session/commands.js';
@@ -21,6 +22,8 @@ export interface RegistryDeps {
   createDriver(sessionId: string): ChatDriver;
   /** Removes the session's stored chat credentials (a closed session never reconnects). */
   wipeCredentials(sessionId: string): void;
+  /** How long ending a session waits for the network to confirm its logout before going on. */
+  logoutTimeoutMs: number;
   logger: Logger;
 }
 
@@ -56,17 +59,40 @@ export class ConnectionRegistry implements ConnectionListener {
   }
 
   /**
-   * Ends a session for good: stops its driver, wipes its credentials, records `command`, and
-   * frees its plan slot (idempotent at the quota service, so a repeated close is harmless).
+   * Ends a session for good, the one way it is done: its connection in this process (if any) is
+   * logged out of the network (`logout`, bounded by `logoutTimeoutMs`) or just stopped, its
+   * credentials are wiped, `commands(loggedOut)` are recorded, and its plan slot is freed
+   * (idempotent at the quota service, so ending twice is harmless). Answers what was recorded.
    */
-  async close(connection: LiveConnection, command: SessionCommand): Promise<void> {
-    this.release(connection);
-    await connection.driver.stop().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'driver stop failed'));
-    this.deps.wipeCredentials(connection.sessionId);
-    const { sessionId, accountId } = connection;
-    const result = await this.deps.commands.execute(sessionId, accountId, command);
-    this.deps.logger.info({ sessionId, command: command.type, recorded: result.events.map((e) => e.type) }, 'session closed');
+  async end(ref: SessionRef, commands: (loggedOut: boolean) => SessionCommand[], options: { logout?: boolean } = {}): Promise<SessionEvent[]> {
+    const { sessionId, accountId } = ref;
+    const connection = this.live.get(sessionId);
+    const loggedOut = connection ? await this.disconnect(connection, options.logout === true) : false;
+    this.deps.wipeCredentials(sessionId);
+    const recorded: SessionEvent[] = [];
+    for (const command of commands(loggedOut)) recorded.push(...(await this.deps.commands.execute(sessionId, accountId, command)).events);
+    this.deps.logger.info({ sessionId, recorded: recorded.map((e) => e.type) }, 'session ended');
     await this.deps.slots.release(accountId, sessionId);
+    return recorded;
+  }
+
+  /** Lets go of the connection: a logout that reached the network (true), or a plain stop. */
+  private async disconnect(connection: LiveConnection, logout: boolean): Promise<boolean> {
+    const wasOnline = connection.online;
+    // Reports already received are recorded first; later ones (of this very logout) change nothing.
+    await connection.idle();
+    this.release(connection);
+    if (!logout) {
+      await connection.driver.stop().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'driver stop failed'));
+      return false;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.deps.logoutTimeoutMs)));
+    const done = connection.driver.logout().then(() => true, () => false);
+    const reached = await Promise.race([done, timeout]);
+    clearTimeout(timer);
+    if (!reached) await connection.driver.stop().catch(() => undefined);
+    return wasOnline && reached;
   }
 
   /** Shutdown: closes every connection WITHOUT logging out (the next start resumes them). */
@@ -82,7 +108,7 @@ export class ConnectionRegistry implements ConnectionListener {
     this.deps.reachability.reached();
     if (connection.phase === 'linked') {
       // A linked session asked to pair again: its stored credentials are gone or refused.
-      return this.close(connection, { type: 'MarkFailed', code: 'credentials_missing', reason: 'stored chat credentials were not accepted; the session must be created again' });
+      return this.endOwn(connection, { type: 'MarkFailed', code: 'credentials_missing', reason: 'stored chat credentials were not accepted; the session must be created again' });
     }
     const command: SessionCommand = { type: 'RecordQrIssued', fingerprint: qrFingerprint(qr.code), expiresAt: qr.expiresAt };
     await this.deps.commands.execute(connection.sessionId, connection.accountId, command);
@@ -107,9 +133,9 @@ export class ConnectionRegistry implements ConnectionListener {
       this.deps.logger.warn({ sessionId, cause: failure.cause, host: failure.host }, `cannot reach the chat network: ${failure.detail}; retrying`);
       return;
     }
-    if (event.reason === 'pairing_timeout') return this.close(connection, { type: 'MarkTimedOut' });
+    if (event.reason === 'pairing_timeout') return this.endOwn(connection, { type: 'MarkTimedOut' });
     const reason = event.reason === 'connection_replaced' ? 'replaced' : event.reason;
-    return this.close(connection, { type: 'MarkDisconnected', reason, ...(failure ? { detail: `${failure.cause}: ${failure.detail}` } : {}) });
+    return this.endOwn(connection, { type: 'MarkDisconnected', reason, ...(failure ? { detail: `${failure.cause}: ${failure.detail}` } : {}) });
   }
 
   async receipt(connection: LiveConnection, receipt: ReceiptEvent): Promise<void> {
@@ -126,6 +152,16 @@ export class ConnectionRegistry implements ConnectionListener {
     if (!to) return this.deps.logger.warn({ sessionId }, 'received message before the linked number was known; not recorded');
     // Not awaited, like receipts: its media is fetched, then it is in the outbox until messaging records it.
     void this.deps.forwarder.inbound(accountId, sessionId, to, inbound).catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, 'received message not forwarded'));
+  }
+
+  /**
+   * A driver report that ends its session: recorded from within the connection's own report queue,
+   * so this one does not wait for that queue (it is running it); it stops, not logs out.
+   */
+  private async endOwn(connection: LiveConnection, command: SessionCommand): Promise<void> {
+    this.release(connection);
+    await connection.driver.stop().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'driver stop failed'));
+    await this.end(connection, () => [command]);
   }
 
   failed(connection: LiveConnection, error: unknown): void {
