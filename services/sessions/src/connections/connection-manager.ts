@@ -3,7 +3,7 @@ import { ApiError } from '@switchboard/contracts';
 import type { CreateSessionResult, DeleteSessionReply, SessionQrResult, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import { SessionNotFound, SessionNotPending } from '../session/errors.js';
-import { isVisible, statusOf } from '../session/state.js';
+import { isVisible } from '../session/state.js';
 import type { VisibleSession } from '../session/state.js';
 import type { SessionListQueries } from '../projections/session-list/queries.js';
 import { NoPairingCodeError } from './live-connection.js';
@@ -58,10 +58,10 @@ export class ConnectionManager {
    */
   async answerAgain(ref: SessionRef): Promise<CreateSessionResult | undefined> {
     const session = await this.deps.commands.load(ref.sessionId);
-    if (session.kind === 'NotCreated') return undefined;
+    if (session.status === 'absent') return undefined;
     if (!isVisible(session) || session.accountId !== ref.accountId) throw new SessionNotFound();
-    if (session.kind !== 'Pending') {
-      const status = statusOf(session);
+    if (session.status !== 'pending') {
+      const { status } = session;
       const message = `The session created with this Idempotency-Key (${ref.sessionId}) is ${status}; it shows no QR code any more.`;
       throw new ApiError('SESSION_NOT_PENDING', message, { status, sessionId: ref.sessionId });
     }
@@ -75,7 +75,7 @@ export class ConnectionManager {
     const current = connection?.phase === 'pairing' ? connection.currentQr : undefined;
     if (current) return { qrCode: await qrDataUrl(current.code), expiresAt: current.expiresAt.toISOString() };
     const session = await this.visible(ref);
-    if (session.kind !== 'Pending') throw new SessionNotPending(statusOf(session));
+    if (session.status !== 'pending') throw new SessionNotPending(session.status);
     // Pending but not paired from this process (its pairing died with a restart and is being timed out).
     throw new ApiError('SERVICE_UNAVAILABLE', 'No QR code is available for this session right now; retry shortly.');
   }

@@ -5,7 +5,6 @@ import type { Logger } from '@switchboard/telemetry';
 import { ChatNetworkError, NotConnectedError, RecipientNotOnNetworkError } from '../chat/index.js';
 import type { ChatDriver, SentMessage } from '../chat/index.js';
 import { SessionNotConnected } from '../session/errors.js';
-import { statusOf } from '../session/state.js';
 import type { SentLog, SentRecord } from '../sent-log/sent-log.js';
 import type { ActivityRecorder } from './activity.js';
 import type { ConnectionManager } from './connection-manager.js';
@@ -51,7 +50,7 @@ export class Deliveries {
     if (recorded) return replyOf(recorded);
     const connection = this.registry.get(command.sessionId);
     if (!connection || connection.accountId !== command.accountId) {
-      const status = statusOf(await this.manager.visible(command));
+      const { status } = await this.manager.visible(command);
       // Connected on record but not held here: its resume failed or is still being recorded.
       if (status === 'connected') throw new ApiError('CHAT_NETWORK_ERROR', "The session's connection is not available right now; retry shortly.");
       throw new SessionNotConnected(status);

@@ -32,7 +32,7 @@ export class SessionCommands {
     const now = this.clock();
     const inbound = currentInboundHeaders();
     const metadata = eventMetadata({ accountId, correlationId: inbound?.['correlation-id'], now });
-    const result = await executeCommand(this.store, sessionStream(sessionId), sessionFold, (state) => decide(command, state, now), metadata);
+    const result = await executeCommand(this.store, sessionStream(sessionId), sessionFold, (state) => decide({ ...command, now }, state), metadata);
     if (result.position !== undefined) await this.visible(result.position);
     return result;
   }

@@ -43,6 +43,9 @@ export interface RecordActivity {
   activity: SessionActivity;
 }
 
+/** A command as decided: stamped with the time it is handled at (the decider has no clock). */
+export type Timed<C> = C & { now: Date };
+
 export type SessionCommand =
   | CreateSession
   | RecordQrIssued

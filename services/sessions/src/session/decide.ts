@@ -8,9 +8,10 @@ import type {
   RecordActivity,
   RecordQrIssued,
   SessionCommand,
+  Timed,
 } from './commands.js';
 import { SessionNotFound, SessionNotPending } from './errors.js';
-import { isVisible, statusOf } from './state.js';
+import { isVisible } from './state.js';
 import type { Session } from './state.js';
 
 /**
@@ -19,7 +20,8 @@ import type { Session } from './state.js';
  * Commands that arrive after the fact (a timeout racing a scan, a second disconnect) decide
  * nothing rather than fail: the driver reports what happened, and what happened first wins.
  */
-export function decide(command: SessionCommand, state: Session, now: Date): SessionEvent[] {
+export function decide(command: Timed<SessionCommand>, state: Session): SessionEvent[] {
+  const { now } = command;
   switch (command.type) {
     case 'CreateSession':
       return create(command, state, now);
@@ -30,7 +32,7 @@ export function decide(command: SessionCommand, state: Session, now: Date): Sess
     case 'MarkDisconnected':
       return markDisconnected(command, state, now);
     case 'MarkTimedOut':
-      return state.kind === 'Pending' ? [event('SessionTimedOut', { sessionId: state.sessionId, timedOutAt: iso(now) })] : [];
+      return state.status === 'pending' ? [event('SessionTimedOut', { sessionId: state.sessionId, timedOutAt: iso(now) })] : [];
     case 'MarkFailed':
       return markFailed(command, state, now);
     case 'DeleteSession':
@@ -42,14 +44,14 @@ export function decide(command: SessionCommand, state: Session, now: Date): Sess
 
 function create(command: CreateSession, state: Session, now: Date): SessionEvent[] {
   // Ids are minted by the service, so an existing stream is a retry of the same creation.
-  if (state.kind !== 'NotCreated') return [];
+  if (state.status !== 'absent') return [];
   const { sessionId, accountId, name } = command;
   return [event('SessionCreated', { sessionId, accountId, name, createdAt: iso(now) })];
 }
 
 function recordQr(command: RecordQrIssued, state: Session, now: Date): SessionEvent[] {
   if (!isVisible(state)) throw new SessionNotFound();
-  if (state.kind !== 'Pending') throw new SessionNotPending(statusOf(state));
+  if (state.status !== 'pending') throw new SessionNotPending(state.status);
   const data = {
     sessionId: state.sessionId,
     sequence: state.qrSequence + 1,
@@ -63,30 +65,30 @@ function recordQr(command: RecordQrIssued, state: Session, now: Date): SessionEv
 function markConnected(command: MarkConnected, state: Session, now: Date): SessionEvent[] {
   if (!isVisible(state)) throw new SessionNotFound();
   // A connected session that comes back after a transient drop is still the same connection.
-  if (state.kind !== 'Pending') return [];
+  if (state.status !== 'pending') return [];
   return [event('SessionConnected', { sessionId: state.sessionId, phone: command.phone, connectedAt: iso(now) })];
 }
 
 function markDisconnected(command: MarkDisconnected, state: Session, now: Date): SessionEvent[] {
-  if (state.kind !== 'Connected' && state.kind !== 'Pending') return [];
+  if (state.status !== 'connected' && state.status !== 'pending') return [];
   const detail = command.detail === undefined ? {} : { detail: command.detail };
   return [event('SessionDisconnected', { sessionId: state.sessionId, reason: command.reason, ...detail, disconnectedAt: iso(now) })];
 }
 
 function markFailed(command: MarkFailed, state: Session, now: Date): SessionEvent[] {
-  if (state.kind !== 'Connected' && state.kind !== 'Pending') return [];
+  if (state.status !== 'connected' && state.status !== 'pending') return [];
   const data = { sessionId: state.sessionId, code: command.code, reason: command.reason, failedAt: iso(now) };
   return [event('SessionFailed', data)];
 }
 
 function deleteSession(command: DeleteSession, state: Session, now: Date): SessionEvent[] {
   if (!isVisible(state)) throw new SessionNotFound();
-  const data = { sessionId: state.sessionId, previousStatus: statusOf(state), loggedOut: command.loggedOut, deletedAt: iso(now) };
+  const data = { sessionId: state.sessionId, previousStatus: state.status, loggedOut: command.loggedOut, deletedAt: iso(now) };
   return [event('SessionDeleted', data)];
 }
 
 function recordActivity(command: RecordActivity, state: Session, now: Date): SessionEvent[] {
-  if (state.kind !== 'Connected') return [];
+  if (state.status !== 'connected') return [];
   return [event('SessionActivityRecorded', { sessionId: state.sessionId, activity: command.activity, at: iso(now) })];
 }
 

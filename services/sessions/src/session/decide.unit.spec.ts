@@ -5,7 +5,7 @@ import type { SessionCommand } from './commands.js';
 import { decide } from './decide.js';
 import { SessionNotFound, SessionNotPending } from './errors.js';
 import { evolve } from './evolve.js';
-import { initialSession } from './state.js';
+import { initialState } from './state.js';
 
 const sessionId = 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R';
 const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
@@ -29,9 +29,10 @@ const deleted: SessionEvent = {
 };
 
 const given = specFor<SessionCommand, ReturnType<typeof evolve>, SessionEvent>({
-  decide: (command, state) => decide(command, state, NOW),
+  // The handler stamps each command with the time it is handled at.
+  decide: (command, state) => decide({ ...command, now: NOW }, state),
   evolve,
-  initial: initialSession,
+  initial: initialState,
 });
 
 const at = NOW.toISOString();
@@ -56,7 +57,7 @@ describe('QR codes', () => {
   });
   it('refuses a code once connected: SESSION_NOT_PENDING with the status', () => {
     given([created, connected]).when(issue).thenThrows(SessionNotPending);
-    expect(() => decide(issue, [created, connected].reduce(evolve, initialSession), NOW)).toThrow(
+    expect(() => decide({ ...issue, now: NOW }, [created, connected].reduce(evolve, initialState))).toThrow(
       expect.objectContaining({ code: 'SESSION_NOT_PENDING', details: { status: 'connected' } }),
     );
   });
@@ -132,17 +133,17 @@ describe('activity', () => {
     given(events).when({ type: 'RecordActivity', activity: 'message_sent' }).then([
       { type: 'SessionActivityRecorded', version: 1, data: { sessionId, activity: 'message_sent', at } },
     ]);
-    const state = [...events, ...decide({ type: 'RecordActivity', activity: 'message_sent' }, events.reduce(evolve, initialSession), NOW)].reduce(
+    const state = [...events, ...decide({ type: 'RecordActivity', activity: 'message_sent', now: NOW }, events.reduce(evolve, initialState))].reduce(
       evolve,
-      initialSession,
+      initialState,
     );
-    expect(state).toMatchObject({ kind: 'Connected', lastActivity: at });
+    expect(state).toMatchObject({ status: 'connected', lastActivity: at });
   });
   it('is not recorded for a session that is no longer connected', () => {
     given([created, connected, loggedOut]).when({ type: 'RecordActivity', activity: 'receipt_received' }).then([]);
   });
   it('never moves lastActivity backwards when a coalesced record arrives late', () => {
     const late: SessionEvent = { type: 'SessionActivityRecorded', version: 1, data: { sessionId, activity: 'message_sent', at: T0 } };
-    expect([created, connected, late].reduce(evolve, initialSession)).toMatchObject({ lastActivity: T1 });
+    expect([created, connected, late].reduce(evolve, initialState)).toMatchObject({ lastActivity: T1 });
   });
 });

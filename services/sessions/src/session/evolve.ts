@@ -5,28 +5,28 @@ import type { Session } from './state.js';
 export function evolve(state: Session, event: SessionEvent): Session {
   if (event.type === 'SessionCreated') {
     const { sessionId, accountId, name, createdAt } = event.data;
-    return { kind: 'Pending', sessionId, accountId, name, createdAt, lastActivity: createdAt, qrSequence: 0 };
+    return { status: 'pending', sessionId, accountId, name, createdAt, lastActivity: createdAt, qrSequence: 0 };
   }
-  if (state.kind === 'NotCreated' || state.kind === 'Deleted') return state;
+  if (state.status === 'absent' || state.status === 'deleted') return state;
   switch (event.type) {
     case 'QrCodeIssued':
-      return state.kind === 'Pending' ? { ...state, qrSequence: event.data.sequence } : state;
+      return state.status === 'pending' ? { ...state, qrSequence: event.data.sequence } : state;
     case 'SessionConnected':
-      return { ...base(state), kind: 'Connected', phone: event.data.phone, lastActivity: event.data.connectedAt };
+      return { ...base(state), status: 'connected', phone: event.data.phone, lastActivity: event.data.connectedAt };
     case 'SessionDisconnected':
-      return { ...base(state), kind: 'Closed', status: 'disconnected', lastActivity: event.data.disconnectedAt };
+      return { ...base(state), status: 'disconnected', lastActivity: event.data.disconnectedAt };
     case 'SessionTimedOut':
-      return { ...base(state), kind: 'Closed', status: 'timeout', lastActivity: event.data.timedOutAt };
+      return { ...base(state), status: 'timeout', lastActivity: event.data.timedOutAt };
     case 'SessionFailed':
-      return { ...base(state), kind: 'Closed', status: 'error', lastActivity: event.data.failedAt };
+      return { ...base(state), status: 'error', lastActivity: event.data.failedAt };
     case 'SessionDeleted':
-      return { ...base(state), kind: 'Deleted', lastActivity: event.data.deletedAt };
+      return { ...base(state), status: 'deleted', lastActivity: event.data.deletedAt };
     case 'SessionActivityRecorded':
       return { ...state, lastActivity: later(state.lastActivity, event.data.at) };
   }
 }
 
-function base(state: Exclude<Session, { kind: 'NotCreated' }>) {
+function base(state: Exclude<Session, { status: 'absent' }>) {
   const { sessionId, accountId, name, createdAt, lastActivity } = state;
   return { sessionId, accountId, name, createdAt, lastActivity };
 }

@@ -12,51 +12,38 @@ interface SessionBase {
 
 /** No event yet: the stream does not exist. */
 export interface NotCreated {
-  kind: 'NotCreated';
+  status: 'absent';
 }
 
 /** Created, showing QR codes, waiting for a phone to scan one. `qrSequence` counts codes issued. */
 export interface Pending extends SessionBase {
-  kind: 'Pending';
+  status: 'pending';
   qrSequence: number;
 }
 
 /** Linked to `phone`; a transient network drop keeps it here (the driver reconnects). */
 export interface Connected extends SessionBase {
-  kind: 'Connected';
+  status: 'connected';
   phone: Phone;
 }
 
 /** Stopped for good without being deleted: `disconnected`, `timeout` or `error`. */
 export interface Closed extends SessionBase {
-  kind: 'Closed';
   status: Extract<SessionStatus, 'disconnected' | 'timeout' | 'error'>;
 }
 
 /** Deleted by its account: terminal, invisible to the API, its events kept for audit. */
 export interface Deleted extends SessionBase {
-  kind: 'Deleted';
+  status: 'deleted';
 }
 
-/** A session, as folded from its stream. */
+/** A session, as folded from its stream; `status` is its public status once it is visible. */
 export type Session = NotCreated | Pending | Connected | Closed | Deleted;
 /** A session the API can show (created and not deleted). */
 export type VisibleSession = Pending | Connected | Closed;
 
-export const initialSession: Session = { kind: 'NotCreated' };
-
-/** The public status of a visible session. */
-export function statusOf(session: VisibleSession): SessionStatus {
-  switch (session.kind) {
-    case 'Pending':
-      return 'pending';
-    case 'Connected':
-      return 'connected';
-    case 'Closed':
-      return session.status;
-  }
-}
+export const initialState: Session = { status: 'absent' };
 
 export function isVisible(session: Session): session is VisibleSession {
-  return session.kind === 'Pending' || session.kind === 'Connected' || session.kind === 'Closed';
+  return session.status !== 'absent' && session.status !== 'deleted';
 }
