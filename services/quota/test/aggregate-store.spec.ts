@@ -5,10 +5,10 @@ import type { UsageEvent } from '@switchboard/contracts';
 import { SqliteEventStore } from '@switchboard/eventstore';
 import { eventMetadata } from '@switchboard/service-kit';
 import { AggregateStore } from '../src/application/aggregate-store.js';
-import { decideUsage } from '../src/usage/decide.js';
+import { decide as decideUsage } from '../src/usage/decide.js';
 import type { UsageCommand } from '../src/usage/decide.js';
-import { evolveUsage } from '../src/usage/evolve.js';
-import { initialUsage, usedUnits } from '../src/usage/state.js';
+import { evolve as evolveUsage } from '../src/usage/evolve.js';
+import { initialState as initialUsage, usedUnits } from '../src/usage/state.js';
 import type { DailyUsageState } from '../src/usage/state.js';
 import { messageId, tempDataDir } from './helpers.js';
 

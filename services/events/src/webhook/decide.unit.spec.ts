@@ -5,10 +5,10 @@ import type { WebhookCommand } from './commands.js';
 import { decide } from './decide.js';
 import { WebhookLimitReached, WebhookNotFound } from './errors.js';
 import { evolve } from './evolve.js';
-import { ABSENT } from './state.js';
+import { initialState } from './state.js';
 import type { Webhook } from './state.js';
 
-const given = specFor<WebhookCommand, Webhook, WebhookEvent>({ decide, evolve, initial: ABSENT });
+const given = specFor<WebhookCommand, Webhook, WebhookEvent>({ decide, evolve, initial: initialState });
 const webhookId = 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N';
 const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
 const otherAccount = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E2G';

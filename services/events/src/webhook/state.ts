@@ -25,4 +25,4 @@ export type Webhook =
 
 export type ActiveWebhook = Extract<Webhook, { status: 'active' }>;
 
-export const ABSENT: Webhook = { status: 'absent' };
+export const initialState: Webhook = { status: 'absent' };

@@ -5,10 +5,10 @@ import type { MessageCommand } from './commands.js';
 import { decide } from './decide.js';
 import { MessageNotAccepted } from './errors.js';
 import { evolve } from './evolve.js';
-import { ABSENT } from './state.js';
+import { initialState } from './state.js';
 import type { Message } from './state.js';
 
-const given = specFor<MessageCommand, Message, MessageEvent>({ decide, evolve, initial: ABSENT });
+const given = specFor<MessageCommand, Message, MessageEvent>({ decide, evolve, initial: initialState });
 
 const ID = 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K';
 const T0 = '2026-11-21T10:00:00.000Z';
@@ -94,7 +94,7 @@ describe('status never goes backwards, whatever order facts arrive in', () => {
   it.each(permutations([sent, delivered, read, failedRefundable]).map((order) => [order.map((e) => e.type).join(' → '), order]))(
     'accepted → %s',
     (_name, order) => {
-      let state: Message = evolve(ABSENT, accepted);
+      let state: Message = evolve(initialState, accepted);
       for (const event of order as MessageEvent[]) {
         const next = evolve(state, event);
         if (next.status !== state.status) expect(rank[next.status]).toBeGreaterThan(rank[state.status]);

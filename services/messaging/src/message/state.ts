@@ -45,7 +45,7 @@ export interface FailedFacts {
 
 export type AcceptedState = Exclude<Message, { status: 'absent' }>;
 
-export const ABSENT: Message = { status: 'absent' };
+export const initialState: Message = { status: 'absent' };
 
 /** The media descriptor of a media message, else null. */
 export function mediaOf(message: AcceptedMessage): MediaDescriptor | null {

@@ -19,7 +19,7 @@ export type AccountCommand =
 
 type OpenOnly = Extract<AccountCommand, { type: 'UpdateAccount' | 'IssueKey' | 'ReserveSlot' }>;
 
-export function decideAccount(command: AccountCommand, state: Account): AccountEvent[] {
+export function decide(command: AccountCommand, state: Account): AccountEvent[] {
   if (command.type === 'OpenAccount') return openAccount(command, state);
   if (state.status === 'not_opened') throw new AccountNotFound();
   switch (command.type) {

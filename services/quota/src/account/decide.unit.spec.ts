@@ -1,14 +1,14 @@
 import { describe, it } from 'vitest';
 import type { AccountEvent, Plan } from '@switchboard/contracts';
 import { specFor } from '@switchboard/service-kit/testing';
-import { decideAccount } from './decide.js';
+import { decide } from './decide.js';
 import type { AccountCommand } from './decide.js';
 import { AccountAlreadyOpened, AccountIsClosed, AccountNotFound, KeyNotFound, SessionLimitReached } from './errors.js';
-import { evolveAccount } from './evolve.js';
-import { initialAccount } from './state.js';
+import { evolve } from './evolve.js';
+import { initialState } from './state.js';
 import type { Account } from './state.js';
 
-const given = specFor<AccountCommand, Account, AccountEvent>({ decide: decideAccount, evolve: evolveAccount, initial: initialAccount });
+const given = specFor<AccountCommand, Account, AccountEvent>({ decide: decide, evolve: evolve, initial: initialState });
 const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
 const keyId = 'key_01JD8Z5X0A1B2C3D4E5F6G7H8J';
 const keyHash = 'a'.repeat(64);

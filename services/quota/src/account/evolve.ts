@@ -5,7 +5,7 @@ import type { Account, ExistingAccount, SlotStatus } from './state.js';
  * Folds one account-stream event into the account. No I/O, no clock; the slot map is handed over,
  * not copied (a state is never used again once evolved; see usage/evolve.ts for why).
  */
-export function evolveAccount(state: Account, event: AccountEvent): Account {
+export function evolve(state: Account, event: AccountEvent): Account {
   if (event.type === 'AccountOpened') {
     const { accountId, name, plan } = event.data;
     return { status: 'open', accountId, name, plan, keys: new Map(), slots: new Map(), slotsHeld: 0 };

@@ -39,4 +39,4 @@ export interface ClosedAccount extends Omit<OpenAccount, 'status'> {
 /** An account that was opened, whether still open or closed since. */
 export type ExistingAccount = OpenAccount | ClosedAccount;
 
-export const initialAccount: Account = { status: 'not_opened' };
+export const initialState: Account = { status: 'not_opened' };

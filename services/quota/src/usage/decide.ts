@@ -17,7 +17,7 @@ export function resetsAtOf(day: UtcDay): string {
   return nextUtcMidnight(new Date(`${day}T00:00:00.000Z`)).toISOString();
 }
 
-export function decideUsage(command: UsageCommand, state: DailyUsageState): UsageEvent[] {
+export function decide(command: UsageCommand, state: DailyUsageState): UsageEvent[] {
   const seen = state.status === 'counting' ? state.units.get(command.messageId) : undefined;
   const { accountId, day, messageId, now } = command;
   switch (command.type) {

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { UsageEvent } from '@switchboard/contracts';
 import { DailyMessageLimitReached } from '../account/errors.js';
 import { specFor } from '@switchboard/service-kit/testing';
-import { decideUsage, resetsAtOf } from './decide.js';
+import { decide, resetsAtOf } from './decide.js';
 import type { UsageCommand } from './decide.js';
-import { evolveUsage } from './evolve.js';
-import { initialUsage } from './state.js';
+import { evolve } from './evolve.js';
+import { initialState } from './state.js';
 import type { DailyUsageState } from './state.js';
 
-const given = specFor<UsageCommand, DailyUsageState, UsageEvent>({ decide: decideUsage, evolve: evolveUsage, initial: initialUsage });
+const given = specFor<UsageCommand, DailyUsageState, UsageEvent>({ decide: decide, evolve: evolve, initial: initialState });
 const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
 const day = '2026-11-21';
 const now = new Date('2026-11-21T23:59:59.999Z');

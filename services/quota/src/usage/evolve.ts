@@ -6,7 +6,7 @@ import type { DailyUsageState, UnitStatus } from './state.js';
  * streams are folded linearly and a state is never used again once evolved, and copying the map
  * per event made folding a busy day quadratic (20,000 units took over 30 s).
  */
-export function evolveUsage(state: DailyUsageState, event: UsageEvent): DailyUsageState {
+export function evolve(state: DailyUsageState, event: UsageEvent): DailyUsageState {
   const units = state.status === 'unused' ? new Map<MessageId, UnitStatus>() : (state.units as Map<MessageId, UnitStatus>);
   const used = state.status === 'unused' ? 0 : state.used;
   const { messageId } = event.data;

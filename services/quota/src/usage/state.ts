@@ -17,7 +17,7 @@ export interface CountingDay {
   readonly used: number;
 }
 
-export const initialUsage: DailyUsageState = { status: 'unused' };
+export const initialState: DailyUsageState = { status: 'unused' };
 
 export function usedUnits(state: DailyUsageState): number {
   return state.status === 'unused' ? 0 : state.used;
