@@ -33,15 +33,15 @@ export type CallOutcome = 'refused' | 'not_delivered' | 'unknown';
 /** A failed call: the public error a client would see, and whether the request may have had an effect. */
 export class ServiceCallError extends ApiError {
   /** The subject called, when known (which service did not answer). */
-  subject: string | undefined;
+  readonly subject: string | undefined;
 
   constructor(
     readonly outcome: CallOutcome,
     code: ErrorCode,
-    message?: string,
-    details?: ApiError['details'],
+    options: { message?: string | undefined; details?: ApiError['details']; subject?: string | undefined } = {},
   ) {
-    super(code, message, details);
+    super(code, options.message, options.details);
+    this.subject = options.subject;
   }
 }
 
@@ -80,10 +80,7 @@ async function requestAndParse<S extends SubjectContract>(bus: Bus, subject: S, 
   try {
     reply = (await bus.request(subject.subject, data, { timeoutMs: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, headers })).data;
   } catch (error) {
-    const failure = toServiceCallError(error);
-    if (!failure) throw error;
-    failure.subject = subject.subject;
-    throw failure;
+    throw toServiceCallError(error, subject.subject) ?? error;
   }
   const parsed = subject.reply.safeParse(reply);
   if (!parsed.success) throw new ContractViolationError(subject.subject, 'reply', parsed.error);
@@ -94,23 +91,23 @@ async function requestAndParse<S extends SubjectContract>(bus: Bus, subject: S, 
  * A bus failure as the caller sees it, or undefined for a bug. Matched by name as well as class,
  * so a second copy of this package in the tree cannot turn a timeout into a bug.
  */
-export function toServiceCallError(error: unknown): ServiceCallError | undefined {
+export function toServiceCallError(error: unknown, subject?: string): ServiceCallError | undefined {
   const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown; message?: unknown; details?: unknown };
   switch (e.name) {
     case 'NoResponderError':
     case 'BusUnavailableError':
-      return new ServiceCallError('not_delivered', 'SERVICE_UNAVAILABLE');
+      return new ServiceCallError('not_delivered', 'SERVICE_UNAVAILABLE', { subject });
     case 'DeadlineExceededError':
-      return new ServiceCallError('unknown', 'UPSTREAM_TIMEOUT');
+      return new ServiceCallError('unknown', 'UPSTREAM_TIMEOUT', { subject });
     case 'ConnectionLostError':
-      return new ServiceCallError('unknown', 'SERVICE_UNAVAILABLE');
+      return new ServiceCallError('unknown', 'SERVICE_UNAVAILABLE', { subject });
     case 'RemoteError': {
       const code = ErrorCode.safeParse(e.code);
       // A bug on the other side, or a code this build does not know: nothing a client can act on.
       if (!code.success || code.data === 'INTERNAL_ERROR') return undefined;
       const message = typeof e.message === 'string' && e.message !== '' ? e.message : undefined;
       const details = typeof e.details === 'object' && e.details !== null ? (e.details as ApiError['details']) : undefined;
-      return new ServiceCallError('refused', code.data, message, details);
+      return new ServiceCallError('refused', code.data, { message, details, subject });
     }
     default:
       return undefined;

@@ -96,9 +96,7 @@ export class IdempotencyKeys<E extends DomainEvent> {
   /** Binds the key to `resourceId` (this request makes it), or names the resource that holds it. */
   async claim(accountId: string, ref: IdempotencyRef, resourceId: string, correlationId?: string): Promise<ClaimDecision> {
     const stream = idempotencyStream(accountId, ref.keyHash);
-    // Read before deciding (the decider is pure); a holder that changed meanwhile is kept.
-    const { state: seen } = await loadAggregate(this.options.store, stream, this.fold);
-    const freed = seen.status === 'held' && (await this.options.holderLetsGo?.(seen.resourceId)) === true ? seen.resourceId : null;
+    const freed = await this.freedHolder(stream);
     let decision: ClaimDecision | undefined;
     await this.execute(stream, accountId, correlationId, (state, now) => {
       decision = decideClaim(state, { requestHash: ref.requestHash, resourceId, now, holderLetsGo: state.status === 'held' && state.resourceId === freed });
@@ -106,6 +104,17 @@ export class IdempotencyKeys<E extends DomainEvent> {
       return decision.kind === 'claim' ? [this.options.events.claimed({ accountId, keyHash: ref.keyHash, requestHash: ref.requestHash, resourceId, claimedAt })] : [];
     });
     return decision as ClaimDecision;
+  }
+
+  /**
+   * The holder that lets its key go, read before deciding (the decider is pure; a holder that
+   * changed meanwhile is kept). No read at all for a service whose holders never let go early.
+   */
+  private async freedHolder(stream: string): Promise<string | null> {
+    const { holderLetsGo } = this.options;
+    if (!holderLetsGo) return null;
+    const { state } = await loadAggregate(this.options.store, stream, this.fold);
+    return state.status === 'held' && (await holderLetsGo(state.resourceId)) ? state.resourceId : null;
   }
 
   /** Frees the key after the request it was claimed for failed (its client got an error). */

@@ -32,8 +32,6 @@ const BY_STATUS: Readonly<Record<number, ErrorCodeType>> = {
 interface Coded {
   name?: unknown;
   code?: unknown;
-  message?: unknown;
-  details?: unknown;
   statusCode?: unknown;
 }
 

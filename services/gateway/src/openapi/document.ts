@@ -65,12 +65,12 @@ const SHARED_ERROR_RESPONSES: Partial<Record<ErrorCode, string>> = {
 };
 
 /** Every error code an operation can answer: what its shape brings, then its own. */
-export function errorCodesOf(endpoint: EndpointContract, doc: OperationDoc, isPublic: boolean): ErrorCode[] {
+export function errorCodesOf(endpoint: EndpointContract, own: readonly ErrorCode[], isPublic: boolean): ErrorCode[] {
   // Any request can be too slow or carry too large a head: node refuses those before routing.
   const codes: ErrorCode[] = ['REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR'];
   if (!isPublic) codes.push('VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'SERVICE_UNAVAILABLE', 'UPSTREAM_TIMEOUT');
   if (endpoint.body) codes.push('INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  return [...new Set([...codes, ...doc.errors])];
+  return [...new Set([...codes, ...own])];
 }
 
 const EXAMPLE_REQUEST_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -157,7 +157,7 @@ function operation(tag: string, name: string, endpoint: EndpointContract): Json 
     summary: doc.summary,
     description: doc.description,
     parameters: [...parameters(endpoint.params, 'path'), ...parameters(endpoint.query, 'query'), ...headerParameters],
-    responses: { ...successResponses(key, endpoint, doc), ...errorResponses(errorCodesOf(endpoint, doc, isPublic)) },
+    responses: { ...successResponses(key, endpoint, doc), ...errorResponses(errorCodesOf(endpoint, doc.errors, isPublic)) },
   };
   if (key === 'health.readyz') op['responses'] = { ...(op['responses'] as Json), '503': notReadyResponse(endpoint) };
   if (isPublic) op['security'] = [];
@@ -219,7 +219,7 @@ function eventStreamOperation(): Json {
         headers: { 'X-Request-Id': headerRef('RequestId') },
         content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events frames.' }, example: EXAMPLE_FRAME } },
       },
-      ...errorResponses(errorCodesOf(endpoint, { summary: '', description: '', errors: [] }, false)),
+      ...errorResponses(errorCodesOf(endpoint, [], false)),
     },
   };
 }
