@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 
 /**
  * Figures of a running Switchboard read from its Prometheus `/metrics` (prom-client's default
- * Node metrics): the bench stays a pure HTTP client of the process it measures (only its
- * resident memory comes from /proc, as an operator would read it).
+ * Node metrics and ours); CPU time and resident memory come from /proc by process id, as an
+ * operator's `top` reads them, so that every process of the distributed mode is counted.
  */
 async function metric(baseUrl: string, name: string): Promise<number> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
@@ -14,18 +15,62 @@ async function metric(baseUrl: string, name: string): Promise<number> {
 
 export const heapUsedBytes = (baseUrl: string) => metric(baseUrl, 'nodejs_heap_size_used_bytes');
 
+let ticksPerSecond: number | undefined;
+
+/** CPU time (user + system) process `pid` has used so far, in ms, from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
 /**
- * CPU the process spent per task while `run` ran (ms): unlike throughput on a shared machine,
- * this hardly moves with what else runs beside it, so before/after comparisons hold.
+ * Server CPU per task while `run` ran, in ms: summed over `processes` (every process of the
+ * distributed mode, or the one embedded process) and per process, read from /proc by pid.
  */
-export async function cpuMsPerTask<T>(baseUrl: string, tasks: number, run: () => Promise<T>): Promise<T & { cpuMsPerSend: number | null }> {
-  // A build without /metrics still gets its throughput figures, with this one left out.
-  const cpuSeconds = () => metric(baseUrl, 'process_cpu_seconds_total').catch(() => null);
-  const before = await cpuSeconds();
+export async function serverCpuPerTask<T>(processes: Record<string, number>, tasks: number, run: () => Promise<T>) {
+  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, processCpuMs(pid)]));
   const result = await run();
-  const after = await cpuSeconds();
-  const cpuMsPerSend = before === null || after === null ? null : +(((after - before) * 1000) / tasks).toFixed(2);
-  return { ...result, cpuMsPerSend };
+  const perProcess = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, +((processCpuMs(pid) - before[name]!) / tasks).toFixed(2)]));
+  const cpuMsPerSend = +Object.values(perProcess).reduce((a, b) => a + b, 0).toFixed(2);
+  return { ...result, cpuMsPerSend, ...(Object.keys(processes).length > 1 ? { cpuMsPerSendByProcess: perProcess } : {}) };
+}
+
+/** The CPU this process itself spent per task while `run` ran (raw Baileys runs in the bench process). */
+export async function ownCpuPerTask<T>(tasks: number, run: () => Promise<T>) {
+  const before = process.cpuUsage();
+  const result = await run();
+  const used = process.cpuUsage(before);
+  return { ...result, cpuMsPerSend: +((used.user + used.system) / 1000 / tasks).toFixed(2) };
+}
+
+const COUNTED = /^(switchboard_bus_request_duration_seconds_count|switchboard_eventstore_append_duration_seconds_count|switchboard_sqlite_transactions_total)\{(.*)\} (\d+)$/;
+
+/** Bus requests, appends and SQLite transactions so far, from /metrics, summed by kind. */
+async function workCounts(baseUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const counts: Record<string, number> = { busRequests: 0, appends: 0, sqliteTransactions: 0 };
+  for (const line of text.split('\n')) {
+    const match = COUNTED.exec(line);
+    if (!match) continue;
+    const kind = match[1]!.startsWith('switchboard_bus') ? 'busRequests' : match[1]!.startsWith('switchboard_eventstore') ? 'appends' : 'sqliteTransactions';
+    counts[kind]! += Number(match[3]);
+  }
+  return counts;
+}
+
+/**
+ * Bus round trips, event appends and SQLite transactions per task while `run` ran (and a second
+ * after it, for the receipts that follow a send), read from the process's /metrics.
+ */
+export async function workPerTask<T>(baseUrl: string, tasks: number, run: () => Promise<T>) {
+  const before = await workCounts(baseUrl);
+  const result = await run();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const after = await workCounts(baseUrl);
+  const perSend = Object.fromEntries(Object.keys(after).map((kind) => [kind, +((after[kind]! - (before[kind] ?? 0)) / tasks).toFixed(2)]));
+  return { ...result, perSend };
 }
 
 /**

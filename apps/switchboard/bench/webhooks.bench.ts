@@ -32,7 +32,7 @@ import { startEmbedded, startEmulatorProcess } from '../test/support/harness.js'
 import type { EmulatorProcess } from '../test/support/harness.js';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { openEventStream } from '../test/support/webhook-receiver.js';
-import { cpuMsPerTask } from './process-metrics.js';
+import { serverCpuPerTask } from './process-metrics.js';
 import { linkRawBaileys } from './raw-baileys.js';
 import { summarize } from './stats.js';
 
@@ -139,8 +139,9 @@ async function networkToWebhookAndSse(emulator: EmulatorProcess) {
       return { webhook: figures(sentAt, fast.arrivals), stream: figures(sentAt, sseArrivals) };
     };
     await run('warm', 100, PACED_RATE);
-    const burst = await cpuMsPerTask(sut.url, MESSAGES, () => run('bench', MESSAGES));
-    const paced = await cpuMsPerTask(sut.url, MESSAGES, () => run('paced', MESSAGES, PACED_RATE));
+    const pids = { switchboard: sut.pidOf('switchboard')! };
+    const burst = await serverCpuPerTask(pids, MESSAGES, () => run('bench', MESSAGES));
+    const paced = await serverCpuPerTask(pids, MESSAGES, () => run('paced', MESSAGES, PACED_RATE));
     clearInterval(seen);
     await sse.close();
 

@@ -5,8 +5,10 @@ import { IsoTimestamp } from '../common/time.js';
 
 /**
  * Metadata stored with every event. `correlationId` ties together everything one request caused;
- * `causationId` is the id of the command or event that directly caused this one; `traceparent`
- * continues the OpenTelemetry trace when tracing is on. Never anything secret.
+ * `causationId` names what directly caused this one: the client's request (its id, the same as
+ * the correlation id), a stored event (`eventRef`: `message-msg_…@0`), or a report from the chat
+ * network (`chatReceiptRef`); `traceparent` continues the OpenTelemetry trace when tracing is on.
+ * Never anything secret.
  */
 export const EventMetadata = z.object({
   accountId: AccountId,
@@ -16,3 +18,13 @@ export const EventMetadata = z.object({
   occurredAt: IsoTimestamp,
 });
 export type EventMetadata = z.infer<typeof EventMetadata>;
+
+/** A stored event as a causation id: its stream and revision (`message-msg_…@0`), unique and stable. */
+export function eventRef(stream: string, revision: bigint | number): string {
+  return `${stream}@${revision}`;
+}
+
+/** A receipt from the chat network as a causation id (`chat-receipt:read:3EB0…`). */
+export function chatReceiptRef(receipt: string, networkMessageId: string): string {
+  return `chat-receipt:${receipt}:${networkMessageId}`;
+}

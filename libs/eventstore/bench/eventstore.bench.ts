@@ -66,7 +66,7 @@ async function benchCatchUp(store: SqliteEventStore): Promise<void> {
   const started = performance.now();
   let received = 0;
   const subscription = store.subscribe({ category: 'message', from: 'start' });
-  for await (const _event of subscription) if ((received += 1) === head) break;
+  for await (const batch of subscription) if ((received += batch.length) >= head) break;
   const seconds = (performance.now() - started) / 1000;
   console.log(`catch-up subscription over ${head.toLocaleString('en-US')} events: ${perSecond(received, seconds)} events/s`);
 }

@@ -75,10 +75,11 @@ export interface SubscribeOptions {
 
 /**
  * A catch-up subscription: yields the stored events after `from`, then new ones as they are
- * appended, in position order. Iterate it once with `for await`; `break`, `close()` or the
- * abort signal end it (a pending `next()` then resolves as done).
+ * appended, in position order, in batches (each one or more events: what the store had ready,
+ * so a consumer can apply them with one write). Iterate it once with `for await`; `break`,
+ * `close()` or the abort signal end it (a pending `next()` then resolves as done).
  */
-export interface Subscription extends AsyncIterable<RecordedEvent> {
+export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
   close(): Promise<void>;
 }
 

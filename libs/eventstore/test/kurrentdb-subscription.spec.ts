@@ -25,7 +25,7 @@ describe('KurrentDbSubscription', () => {
     server.deliver('$$session-ses_1', 0n, 10n);
     server.deliver('session-ses_1', 0n, 20n);
     const first = await subscription[Symbol.asyncIterator]().next();
-    expect(first.value).toMatchObject({ stream: 'session-ses_1', revision: 0n, position: 20n, data: { commit: 20 } });
+    expect(first.value).toMatchObject([{ stream: 'session-ses_1', revision: 0n, position: 20n, data: { commit: 20 } }]);
     await subscription.close();
   });
 

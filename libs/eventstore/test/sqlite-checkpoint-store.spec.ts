@@ -15,10 +15,12 @@ afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
 async function runProjection(store: EventStore, checkpoints: CheckpointStore, stopAfter: number): Promise<string[]> {
   const applied: string[] = [];
   const subscription = store.subscribe({ category: 'session', from: await checkpoints.load('session-list') });
-  for await (const event of subscription) {
-    applied.push(event.stream);
-    await checkpoints.save('session-list', event.position);
-    if (applied.length === stopAfter) break;
+  for await (const batch of subscription) {
+    for (const event of batch) {
+      applied.push(event.stream);
+      await checkpoints.save('session-list', event.position);
+      if (applied.length === stopAfter) return applied;
+    }
   }
   return applied;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processMetrics } from '@switchboard/telemetry';
 import { SqliteEventStore, WrongExpectedRevisionError } from '../src/index.js';
 
 let directory: string;
@@ -28,6 +29,21 @@ describe('SqliteEventStore', () => {
     expect((await store.readStream('message-msg_1')).map((e) => e.type)).toEqual(['MessageAccepted']);
     const next = await store.append('message-msg_1', [{ type: 'MessageSent', data: {} }], { expectedRevision: 0n });
     expect(next.nextRevision).toBe(1n);
+  });
+
+  it('commits the appends of one event-loop turn in one transaction, each still decided alone', async () => {
+    const transactions = async () => (await processMetrics().sqliteTransactions.get()).values.find((v) => v.labels.database === 'events.sqlite')?.value ?? 0;
+    const before = await transactions();
+    const appended = await Promise.allSettled([
+      ...Array.from({ length: 20 }, (_, i) => store.append(`message-msg_${i}`, [{ type: 'MessageAccepted', data: { i } }], { expectedRevision: 'no_stream' })),
+      store.append('message-msg_0', [{ type: 'MessageAccepted', data: { i: 'again' } }], { expectedRevision: 'no_stream' }),
+    ]);
+    expect(appended.filter((a) => a.status === 'fulfilled')).toHaveLength(20);
+    expect(await transactions()).toBe(before + 1);
+    // Each append resolved with its own place in the log.
+    const positions = appended.flatMap((a) => (a.status === 'fulfilled' ? [a.value.position] : []));
+    expect(new Set(positions).size).toBe(20);
+    expect((await store.readStream('message-msg_0')).map((e) => e.data)).toEqual([{ i: 0 }]);
   });
 
   it('rejects an empty append instead of silently doing nothing', async () => {

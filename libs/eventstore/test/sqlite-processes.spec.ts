@@ -39,7 +39,7 @@ describe('SQLite shared by several processes', () => {
     const seenLive: RecordedEvent[] = [];
     const subscription = observer.subscribe({ category: 'usage', from: 'start' });
     const observing = (async () => {
-      for await (const event of subscription) if (seenLive.push(event) === 300) break;
+      for await (const batch of subscription) if (seenLive.push(...batch) === 300) break;
     })();
 
     const outputs = await Promise.all([

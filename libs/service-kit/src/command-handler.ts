@@ -50,6 +50,8 @@ export interface CommandResult<S, E> {
    * handler can wait for its read model to show its own write (`ProjectionRunner.waitForPosition`).
    */
   position?: bigint;
+  /** Revision of this command's last event in its stream (an `eventRef` for what it causes next). */
+  revision?: bigint;
 }
 
 export interface CommandOptions<S> {
@@ -76,30 +78,148 @@ export async function executeCommand<S, E extends DomainEvent>(
   metadata: EventMetadata,
   options: CommandOptions<S> = {},
 ): Promise<CommandResult<S, E>> {
-  const { maxAttempts = 10, cache } = options;
+  const [outcome] = await runCommands(store, stream, fold, [{ decide, view: (state: S) => state, metadata: () => metadata }], options);
+  if (!outcome!.ok) throw outcome!.error;
+  const { events, position, revision } = outcome!;
+  const state = outcome!.view as S;
+  return position === undefined ? { state, events } : { state, events, position, revision: revision! };
+}
+
+/** A command's result read through its `view`, right after its own events (see `CommandQueue`). */
+export interface QueuedCommandResult<R, E> {
+  view: R;
+  events: E[];
+  /** Store position of the append that carried the events; undefined when the command changed nothing. */
+  position?: bigint;
+  /** Revision of this command's last event in its stream. */
+  revision?: bigint;
+}
+
+export interface CommandQueueOptions<S> extends CommandOptions<S> {
+  /** Commands of one stream decided and appended together at most (default 256). */
+  maxBatch?: number;
+}
+
+/**
+ * `executeCommand` with group commit, for streams that many requests write at once (quota's
+ * daily usage, an account): commands queued on one stream while its previous batch is being
+ * appended are decided one after the other on the evolving state and appended together, with
+ * one expected revision. A command whose decision throws fails alone. Across processes the
+ * expected revision decides (a conflict re-decides the whole batch), so no replica holds a lock.
+ * `view` copies what the caller needs out of the state right after its command (a fold may
+ * hand its state's maps on to the next command of the batch).
+ */
+export class CommandQueue<S, E extends DomainEvent> {
+  private readonly queues = new Map<string, QueuedCommand<S, E>[]>();
+  private readonly options: CommandQueueOptions<S>;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly fold: AggregateFold<S, E>,
+    options: CommandQueueOptions<S> = {},
+  ) {
+    this.options = { maxAttempts: 50, ...options };
+  }
+
+  execute<R>(stream: string, decide: (state: S) => E[], view: (state: S) => R, metadata: () => EventMetadata): Promise<QueuedCommandResult<R, E>> {
+    return new Promise((resolve, reject) => {
+      const command: QueuedCommand<S, E> = { decide, view, metadata, settle: (o) => (o.ok ? resolve(resultOf(o) as QueuedCommandResult<R, E>) : reject(o.error)) };
+      const queue = this.queues.get(stream);
+      if (queue) return void queue.push(command);
+      this.queues.set(stream, [command]);
+      void this.drain(stream);
+    });
+  }
+
+  /** Runs batches for a stream until its queue is empty; only one drain per stream at a time. */
+  private async drain(stream: string): Promise<void> {
+    for (;;) {
+      const batch = (this.queues.get(stream) ?? []).splice(0, this.options.maxBatch ?? 256);
+      if (batch.length === 0) return void this.queues.delete(stream);
+      try {
+        const outcomes = await runCommands(this.store, stream, this.fold, batch, this.options);
+        batch.forEach((command, i) => command.settle(outcomes[i]!));
+      } catch (error) {
+        for (const command of batch) command.settle({ ok: false, error });
+      }
+    }
+  }
+}
+
+interface Command<S, E> {
+  decide(state: S): E[];
+  view(state: S): unknown;
+  metadata(): EventMetadata;
+}
+
+interface QueuedCommand<S, E> extends Command<S, E> {
+  settle(outcome: Outcome<E>): void;
+}
+
+type Outcome<E> = { ok: true; events: E[]; view: unknown; position?: bigint | undefined; revision?: bigint | undefined } | { ok: false; error: unknown };
+
+function resultOf<E>(outcome: Extract<Outcome<E>, { ok: true }>): QueuedCommandResult<unknown, E> {
+  const { view, events, position, revision } = outcome;
+  return position === undefined ? { view, events } : { view, events, position, revision: revision! };
+}
+
+/**
+ * The one command loop: decides `commands` in order on the stream's state (the cached one first,
+ * else read), appends all their events at once with the expected revision, and retries on a
+ * conflict. Returns each command's outcome; throws only what the store threw.
+ */
+async function runCommands<S, E extends DomainEvent>(
+  store: EventStore,
+  stream: string,
+  fold: AggregateFold<S, E>,
+  commands: readonly Command<S, E>[],
+  { maxAttempts = 10, cache }: CommandOptions<S>,
+): Promise<Outcome<E>[]> {
   for (let attempt = 1; ; attempt++) {
     const cached = attempt === 1 ? cache?.get(stream) : undefined;
     const { state, revision } = cached ?? (await loadAggregate(store, stream, fold, cache));
-    let events: E[];
-    try {
-      events = decide(state);
-    } catch (error) {
-      if (cached) continue;
-      throw error;
+    const decided = decideInOrder(commands, state, fold);
+    if (cached && decided.outcomes.some((o) => !o.ok || o.events.length === 0)) {
+      // Only an append proves a cached state current: a refusal or a no-op is decided again on
+      // the stream as read now. A fold that evolved in place leaves the cache unusable.
+      if (decided.evolved) cache?.delete(stream);
+      continue;
     }
-    if (events.length === 0) {
-      if (cached) continue;
-      return { state, events };
-    }
+    const toAppend = decided.outcomes.flatMap((o, i) => (o.ok && o.events.length > 0 ? o.events.map((e) => toNewEvent(e, commands[i]!.metadata())) : []));
+    if (toAppend.length === 0) return decided.outcomes;
     try {
-      const appended = await store.append(stream, events.map((e) => toNewEvent(e, metadata)), { expectedRevision: revision });
-      const next = events.reduce(fold.evolve, state);
-      cache?.set(stream, { state: next, revision: appended.nextRevision });
-      return { state: next, events, position: appended.position };
+      const appended = await store.append(stream, toAppend, { expectedRevision: revision });
+      cache?.set(stream, { state: decided.state, revision: appended.nextRevision });
+      // Each command's last event: counted back from the batch's last one.
+      let after = appended.nextRevision - BigInt(toAppend.length);
+      return decided.outcomes.map((o) => {
+        if (!o.ok || o.events.length === 0) return o;
+        after += BigInt(o.events.length);
+        return { ...o, position: appended.position, revision: after };
+      });
     } catch (error) {
       // Whatever the cause, the cached fold may no longer be the stream's: read it afresh.
       cache?.delete(stream);
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxAttempts) throw error;
     }
   }
+}
+
+/** Each command decided on the state its predecessors left, so limits count them; its view read right after. */
+function decideInOrder<S, E extends DomainEvent>(commands: readonly Command<S, E>[], start: S, fold: AggregateFold<S, E>) {
+  let state = start;
+  let evolved = false;
+  const outcomes = commands.map((command): Outcome<E> => {
+    try {
+      const events = command.decide(state);
+      if (events.length > 0) {
+        state = events.reduce(fold.evolve, state);
+        evolved = true;
+      }
+      return { ok: true, events, view: command.view(state) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+  return { outcomes, state, evolved };
 }

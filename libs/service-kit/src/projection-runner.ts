@@ -1,15 +1,16 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { EventStore, RecordedEvent, Subscription } from '@switchboard/eventstore';
-import { SqliteCheckpointStore } from '@switchboard/eventstore';
+import { SqliteCheckpointStore, inImmediateTransaction } from '@switchboard/eventstore';
 import { processMetrics, runInLinkedSpan } from '@switchboard/telemetry';
-import { traceparentOf } from './stored-events.js';
+import { traceparentsOf } from './stored-events.js';
 
 /** Beyond this many unapplied events the lag gauge stops counting (a scrape must stay cheap). */
 export const LAG_COUNT_CAP = 10_000;
 
 /**
  * A read model kept in a SQLite database. `apply` is synchronous and runs inside the same
- * transaction that stores the checkpoint, so a crash never applies an event twice or skips one.
+ * transaction that stores the checkpoint (one per batch of events the store had ready), so a
+ * crash never applies an event twice or skips one.
  */
 export interface Projection {
   /** Checkpoint name; change it to rebuild the read model from zero. */
@@ -20,14 +21,15 @@ export interface Projection {
 }
 
 export interface ProjectionRunnerOptions {
-  /** Called with events after they are applied (published facts, caches); errors are logged. */
-  afterApply?: (event: RecordedEvent) => void | Promise<void>;
+  /** Called with each batch of events after it is applied (published facts, caches); errors are logged. */
+  afterApply?: (events: readonly RecordedEvent[]) => void | Promise<void>;
+  /** The projection stopped (or `afterApply` failed) on this event. */
   onError?: (error: unknown, event: RecordedEvent) => void;
 }
 
 /**
- * Subscribes to a category from the stored checkpoint, applies each event and its checkpoint
- * atomically, and turns live. `caughtUp()` tells `/readyz`; `waitForPosition` lets a command
+ * Subscribes to a category from the stored checkpoint, applies each batch of events and its
+ * checkpoint atomically (one transaction per batch, not per event), and turns live. `caughtUp()` tells `/readyz`; `waitForPosition` lets a command
  * handler answer only once its own write is visible in the read model.
  */
 export class ProjectionRunner {
@@ -38,6 +40,8 @@ export class ProjectionRunner {
   private target: bigint = -1n;
   private waiters: { position: bigint; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private failure: unknown;
+  /** The event being applied, named when applying it fails. */
+  private applying: RecordedEvent | undefined;
   private removeLagSource: (() => void) | undefined;
 
   constructor(
@@ -93,36 +97,33 @@ export class ProjectionRunner {
   }
 
   private async run(subscription: Subscription): Promise<void> {
-    let current: RecordedEvent | undefined;
     try {
-      for await (const event of subscription) {
-        current = event;
-        // Projecting happens after the request that appended the event: a span of its own,
-        // linked to the one that wrote it (the traceparent in its metadata).
-        await runInLinkedSpan(`project ${this.projection.name}`, traceparentOf([event]), async () => {
-          this.applyWithCheckpoint(event);
+      for await (const batch of subscription) {
+        // Projecting happens after the requests that appended the events: a span of its own,
+        // linked to each one that wrote them (the traceparents in their metadata).
+        await runInLinkedSpan(`project ${this.projection.name}`, traceparentsOf(batch), async () => {
+          this.applyWithCheckpoint(batch);
           this.release();
-          await this.afterApply(event);
+          await this.afterApply(batch);
         });
       }
     } catch (error) {
       this.failure = error;
       for (const waiter of this.waiters.splice(0)) waiter.reject(error);
-      if (current) this.options.onError?.(error, current);
+      if (this.applying) this.options.onError?.(error, this.applying);
     }
   }
 
-  private applyWithCheckpoint(event: RecordedEvent): void {
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      this.projection.apply(event);
-      this.checkpoints.saveSync(this.projection.name, event.position);
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
-    this.applied = event.position;
+  private applyWithCheckpoint(batch: readonly RecordedEvent[]): void {
+    inImmediateTransaction(this.db, () => {
+      for (const event of batch) {
+        this.applying = event;
+        this.projection.apply(event);
+      }
+      this.checkpoints.saveSync(this.projection.name, batch.at(-1)!.position);
+    });
+    this.applied = batch.at(-1)!.position;
+    this.applying = undefined;
   }
 
   private release(): void {
@@ -131,12 +132,12 @@ export class ProjectionRunner {
     for (const waiter of ready) waiter.resolve();
   }
 
-  private async afterApply(event: RecordedEvent): Promise<void> {
+  private async afterApply(batch: readonly RecordedEvent[]): Promise<void> {
     if (!this.options.afterApply) return;
     try {
-      await this.options.afterApply(event);
+      await this.options.afterApply(batch);
     } catch (error) {
-      this.options.onError?.(error, event);
+      this.options.onError?.(error, batch[0]!);
     }
   }
 }

@@ -50,6 +50,16 @@ export function eventMetadata(input: MetadataInput): EventMetadata {
  * The `traceparent` stored with the last event of `type` in `events` (the first event's when no
  * type is given): what later work (a receipt, recovery) links its span to.
  */
+/** The distinct traceparents of `events` (a batch applied at once links to every request behind it). */
+export function traceparentsOf(events: readonly RecordedEvent[]): string[] {
+  const found = new Set<string>();
+  for (const event of events) {
+    const traceparent = event.metadata['traceparent'];
+    if (typeof traceparent === 'string') found.add(traceparent);
+  }
+  return [...found];
+}
+
 export function traceparentOf(events: readonly RecordedEvent[], type?: string): string | undefined {
   const event = type === undefined ? events[0] : events.findLast((e) => e.type === type);
   const traceparent = event?.metadata['traceparent'];

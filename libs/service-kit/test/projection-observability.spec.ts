@@ -40,13 +40,14 @@ describe('what an SRE sees of a projection', () => {
   });
 
   it('reports the events it has not applied as switchboard_projection_lag_events, until it stops', async () => {
-    await store.append('ticket-a', [grant('ok'), grant('poison'), grant('ok')], { expectedRevision: 'no_stream' });
     // An event it cannot apply stops it there: the lag shows exactly what is stuck behind.
     const apply = (event: RecordedEvent) => {
       if ((event.data as { holder: string }).holder === 'poison') throw new Error('cannot apply');
     };
     const runner = new ProjectionRunner(store, db, { name: 'stuck-projection', category: 'ticket', apply });
     await runner.start();
+    await runner.waitForPosition((await store.append('ticket-a', [grant('ok')], { expectedRevision: 'no_stream' })).position);
+    await store.append('ticket-a', [grant('poison'), grant('ok')], { expectedRevision: 0n });
     while (runner.failed() === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await scrapedLag('stuck-projection')).toBe(2);
     await runner.stop();

@@ -81,9 +81,29 @@ describe('ProjectionRunner', () => {
     await fixed.stop();
   });
 
+  it('applies a batch in one transaction: an event it cannot apply undoes the batch and is the one reported', async () => {
+    await store.append('ticket-a', [grant, grant, { type: 'TicketBroken', data: {} }], { expectedRevision: 'no_stream' });
+    const upsert = grantCounter(db, 'strict');
+    const strict: Projection = {
+      ...upsert,
+      apply: (event) => {
+        if (event.type === 'TicketBroken') throw new Error('cannot apply a broken ticket');
+        upsert.apply(event);
+      },
+    };
+    const reported: RecordedEvent[] = [];
+    const runner = new ProjectionRunner(store, db, strict, { onError: (_error, event) => void reported.push(event) });
+    await runner.start();
+    await expect.poll(() => reported.length).toBe(1);
+    expect(reported[0]).toMatchObject({ stream: 'ticket-a', revision: 2n, type: 'TicketBroken' });
+    // The two grants before it were in the same batch: rolled back with it, not applied alone.
+    expect(counts(db)).toEqual([]);
+    await runner.stop();
+  });
+
   it('hands each applied event to afterApply, in order', async () => {
     const seen: string[] = [];
-    const runner = new ProjectionRunner(store, db, grantCounter(db), { afterApply: (e) => void seen.push(`${e.stream}@${e.revision}`) });
+    const runner = new ProjectionRunner(store, db, grantCounter(db), { afterApply: (events) => void seen.push(...events.map((e) => `${e.stream}@${e.revision}`)) });
     await runner.start();
     const last = await store.append('ticket-a', [grant, grant], { expectedRevision: 'no_stream' });
     await runner.waitForPosition(last.position);

@@ -47,12 +47,16 @@ export function markSpanFailed(span: Span, error: unknown): void {
  */
 export async function runInLinkedSpan<T>(
   name: string,
-  storedTraceparent: string | undefined,
+  storedTraceparents: string | readonly string[] | undefined,
   work: (span: Span) => Promise<T> | T,
   options: Omit<RunInSpanOptions, 'links'> = {},
 ): Promise<T> {
-  const linked = spanContextFromTraceparent(storedTraceparent);
-  return runInSpan(name, { ...options, links: linked ? [{ context: linked }] : [] }, work);
+  const stored = typeof storedTraceparents === 'string' ? [storedTraceparents] : (storedTraceparents ?? []);
+  const links = stored.flatMap((traceparent) => {
+    const linked = spanContextFromTraceparent(traceparent);
+    return linked ? [{ context: linked }] : [];
+  });
+  return runInSpan(name, { ...options, links }, work);
 }
 
 /**

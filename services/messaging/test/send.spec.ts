@@ -58,6 +58,15 @@ describe('each message type reaches the contact exactly, then is delivered, then
     const read = await statusBecomes(cluster, accountId, reply.messageId, 'read');
     expect(read.deliveredAt).toBe(delivered.deliveredAt);
     expect(Date.parse(read.readAt!)).toBeGreaterThanOrEqual(Date.parse(read.deliveredAt!));
+    // Each fact names its cause: the send is caused by the acceptance, each receipt by the network's report.
+    const facts = await cluster.messageStream(reply.messageId);
+    const networkMessageId = (facts.find((e) => e.type === 'MessageSent')?.data as { networkMessageId: string }).networkMessageId;
+    expect(facts.map((e) => [e.type, e.metadata['causationId']])).toEqual([
+      ['MessageAccepted', facts[0]!.metadata['correlationId']],
+      ['MessageSent', `message-${reply.messageId}@0`],
+      ['MessageDelivered', `chat-receipt:delivered:${networkMessageId}`],
+      ['MessageRead', `chat-receipt:read:${networkMessageId}`],
+    ]);
   });
 
   it('a quoted reply names the quoted message as the network knows it', async () => {

@@ -14,8 +14,8 @@ import { usageProjection } from './projections/usage-projection.js';
 export interface QuotaEngineOptions {
   config: StoreConfig;
   clock?: Clock | undefined;
-  /** Called after each event is applied to the read models (the publisher's wake-up). */
-  afterApply?: (event: RecordedEvent) => void;
+  /** Called after each batch of events is applied to the read models (the publisher's wake-up). */
+  afterApply?: (events: readonly RecordedEvent[]) => void;
   onProjectionError?: (error: unknown, event: RecordedEvent) => void;
 }
 
@@ -42,9 +42,9 @@ export async function openQuotaEngine(options: QuotaEngineOptions): Promise<Quot
   createReadModelSchema(db);
   const applied = { account: -1n, usage: -1n };
   const runnerOptions = (category: keyof typeof applied) => ({
-    afterApply: (event: RecordedEvent) => {
-      applied[category] = event.position;
-      options.afterApply?.(event);
+    afterApply: (events: readonly RecordedEvent[]) => {
+      applied[category] = events.at(-1)!.position;
+      options.afterApply?.(events);
     },
     onError: options.onProjectionError,
   });

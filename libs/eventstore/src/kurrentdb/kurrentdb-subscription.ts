@@ -8,7 +8,7 @@ import { isUserEvent, toRecordedEvent } from './kurrentdb-mapping.js';
  */
 export class KurrentDbSubscription implements Subscription {
   readonly #stop = new AbortController();
-  readonly #events: AsyncGenerator<RecordedEvent, void, undefined>;
+  readonly #events: AsyncGenerator<readonly RecordedEvent[], void, undefined>;
   readonly #ended: () => Promise<void>;
 
   /** `onEnded` runs once, however the subscription ends (close, abort, `break`, error). */
@@ -31,7 +31,7 @@ export class KurrentDbSubscription implements Subscription {
     if (signal?.aborted) abortFromCaller();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<readonly RecordedEvent[]> {
     return this.#events;
   }
 
@@ -49,7 +49,7 @@ export class KurrentDbSubscription implements Subscription {
  */
 async function* userEvents(
   source: AllStreamSubscription, stop: AbortSignal, onEnded: () => Promise<void>,
-): AsyncGenerator<RecordedEvent, void, undefined> {
+): AsyncGenerator<readonly RecordedEvent[], void, undefined> {
   const incoming = (source as AsyncIterable<AllStreamResolvedEvent>)[Symbol.asyncIterator]();
   const stopped = new Promise<IteratorReturnResult<undefined>>((resolve) => {
     const done = (): void => resolve({ done: true, value: undefined });
@@ -60,7 +60,8 @@ async function* userEvents(
     for (;;) {
       const next = await Promise.race([incoming.next(), stopped]);
       if (next.done) return;
-      if (isUserEvent(next.value.event)) yield toRecordedEvent(next.value.event, next.value.commitPosition);
+      // The client hands over one event at a time: each is a batch of one.
+      if (isUserEvent(next.value.event)) yield [toRecordedEvent(next.value.event, next.value.commitPosition)];
     }
   } finally {
     await onEnded();

@@ -11,12 +11,12 @@ export interface PollingSource {
 const batchSize = 500;
 
 /**
- * Catch-up by reading pages after the checkpoint, then live by waiting for an in-process
+ * Catch-up by reading pages after the checkpoint (each page one batch), then live by waiting for an in-process
  * append notification or the poll interval (appends by other processes), whichever is first.
  */
 export class PollingSubscription implements Subscription {
   readonly #stop = new AbortController();
-  readonly #events: AsyncGenerator<RecordedEvent, void, undefined>;
+  readonly #events: AsyncGenerator<readonly RecordedEvent[], void, undefined>;
   readonly #ended: () => void;
 
   /** `onEnded` runs once, however the subscription ends (close, abort, `break`). */
@@ -34,7 +34,7 @@ export class PollingSubscription implements Subscription {
     if (signal?.aborted) abortFromCaller();
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<readonly RecordedEvent[]> {
     return this.#events;
   }
 
@@ -49,15 +49,15 @@ export class PollingSubscription implements Subscription {
 
 async function* pollAfter(
   source: PollingSource, after: bigint, stop: AbortSignal, onEnded: () => void,
-): AsyncGenerator<RecordedEvent, void, undefined> {
+): AsyncGenerator<readonly RecordedEvent[], void, undefined> {
   let checkpoint = after;
   try {
     while (!stop.aborted) {
       const seenVersion = source.notifier.version;
       const page = source.readAfter(checkpoint, batchSize);
-      for (const event of page) {
-        yield event;
-        checkpoint = event.position;
+      if (page.length > 0) {
+        yield page;
+        checkpoint = page.at(-1)!.position;
         if (stop.aborted) return;
       }
       if (page.length < batchSize) await source.notifier.waitForAppend(seenVersion, source.pollIntervalMs, stop);

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { processMetrics } from '@switchboard/telemetry';
 import { preparePrivateSqliteFile } from '../private-files.js';
 
 export interface SqliteTuning {
@@ -52,16 +54,31 @@ export function openSqliteDatabase(file: string, schema: string, tuning: SqliteT
 
 /**
  * Runs `work` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so the
- * revision check and the inserts cannot interleave with another writer's.
+ * revision check and the inserts cannot interleave with another writer's. Every write
+ * transaction of the project goes through here: `switchboard_sqlite_transactions_total` counts them.
  */
 export function inImmediateTransaction<T>(db: DatabaseSync, work: () => T): T {
   db.exec('BEGIN IMMEDIATE');
   try {
     const result = work();
     db.exec('COMMIT');
+    processMetrics().sqliteTransactions.inc({ database: databaseNameOf(db) });
     return result;
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
+}
+
+const databaseNames = new WeakMap<DatabaseSync, string>();
+
+/** `messaging-events.sqlite` for a file, `memory` for an in-memory database (looked up once per connection). */
+function databaseNameOf(db: DatabaseSync): string {
+  let name = databaseNames.get(db);
+  if (name === undefined) {
+    const location = db.location();
+    name = location ? path.basename(location) : 'memory';
+    databaseNames.set(db, name);
+  }
+  return name;
 }

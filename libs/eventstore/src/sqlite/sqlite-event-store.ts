@@ -8,7 +8,8 @@ import {
 import { traceAppend } from '../tracing.js';
 import { notifierFor, type AppendNotifier } from './append-notifier.js';
 import { PollingSubscription } from './polling-subscription.js';
-import { eventsSchema, inImmediateTransaction, openSqliteDatabase, type SqliteTuning } from './sqlite-database.js';
+import { eventsSchema, openSqliteDatabase, type SqliteTuning } from './sqlite-database.js';
+import { TurnBatchedWrites } from './turn-batched-writes.js';
 
 export interface SqliteEventStoreOptions extends SqliteTuning {
   /** How often a live subscription looks for appends made by other processes (ms). */
@@ -20,27 +21,50 @@ interface EventRow {
   data: string; metadata: string; recorded_at: bigint;
 }
 
+/** An append waiting for its turn's commit, and how it ended inside it. */
+interface PendingAppend {
+  stream: string;
+  events: readonly NewEvent[];
+  options: AppendOptions;
+  outcome?: { ok: true; result: AppendResult } | { ok: false; error: unknown };
+}
+
 const columns = 'position, id, stream, revision, type, data, metadata, recorded_at';
 // SQLite reads LIMIT -1 as "no limit".
 const noLimit = -1;
 
-/** The embedded event store: one SQLite file, shareable by several processes. */
+/**
+ * The embedded event store: one SQLite file, shareable by several processes. Appends made in
+ * one event-loop turn are committed together (group commit: one transaction, each append in a
+ * savepoint of its own, so a conflict fails that append alone); each resolves once committed.
+ */
 export class SqliteEventStore implements EventStore {
   readonly #db: DatabaseSync;
   readonly #notifier: AppendNotifier;
   readonly #pollIntervalMs: number;
   readonly #subscriptions = new Set<PollingSubscription>();
   readonly #statements: ReturnType<typeof prepareStatements>;
+  readonly #appends: TurnBatchedWrites<PendingAppend>;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     this.#db = openSqliteDatabase(file, eventsSchema, options);
     this.#notifier = notifierFor(file);
     this.#pollIntervalMs = options.pollIntervalMs ?? 50;
     this.#statements = prepareStatements(this.#db);
+    this.#appends = new TurnBatchedWrites(this.#db, (batch) => {
+      for (const pending of batch) pending.outcome = this.#appendInSavepoint(pending);
+    });
   }
 
   append(stream: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    return traceAppend('sqlite', stream, events.length, async () => this.#appendNow(stream, events, options));
+    if (events.length === 0) return Promise.reject(new TypeError(`append to ${stream}: at least one event is required`));
+    return traceAppend('sqlite', stream, events.length, async () => {
+      const pending: PendingAppend = { stream, events, options };
+      await this.#appends.add(pending);
+      this.#notifier.notify();
+      if (!pending.outcome!.ok) throw pending.outcome!.error;
+      return pending.outcome!.result;
+    });
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -69,20 +93,26 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
+    // Appends already made keep their commit.
+    this.#appends.flush();
     if (this.#db.isOpen) this.#db.close();
   }
 
-  #appendNow(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): AppendResult {
-    if (events.length === 0) throw new TypeError(`append to ${stream}: at least one event is required`);
-    const result = inImmediateTransaction(this.#db, () => {
+  #appendInSavepoint({ stream, events, options }: PendingAppend): NonNullable<PendingAppend['outcome']> {
+    this.#db.exec('SAVEPOINT append');
+    try {
       const actual = this.#currentRevision(stream);
-      if (!revisionMatches(expectedRevision, actual)) {
-        throw new WrongExpectedRevisionError(stream, expectedRevision, actual);
+      if (!revisionMatches(options.expectedRevision, actual)) {
+        throw new WrongExpectedRevisionError(stream, options.expectedRevision, actual);
       }
-      return this.#insert(stream, actual === 'no_stream' ? 0n : actual + 1n, events);
-    });
-    this.#notifier.notify();
-    return result;
+      const result = this.#insert(stream, actual === 'no_stream' ? 0n : actual + 1n, events);
+      this.#db.exec('RELEASE append');
+      return { ok: true, result };
+    } catch (error) {
+      this.#db.exec('ROLLBACK TO append');
+      this.#db.exec('RELEASE append');
+      return { ok: false, error };
+    }
   }
 
   #insert(stream: string, firstRevision: bigint, events: readonly NewEvent[]): AppendResult {

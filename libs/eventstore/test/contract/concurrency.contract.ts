@@ -31,6 +31,20 @@ export function concurrencyContract(target: () => ContractTarget): void {
     expect(stored.map((e) => e.revision)).toEqual(Array.from({ length: 21 }, (_, i) => BigInt(i)));
   });
 
+  it('decides each of many appends made at once on its own: one conflict fails only its append', async () => {
+    const contended = freshStream('usage');
+    const others = Array.from({ length: 5 }, () => freshStream('usage'));
+    const outcomes = await Promise.allSettled([
+      writerA.append(contended, [{ type: 'Reserved', data: { by: 1 } }], { expectedRevision: 'no_stream' }),
+      ...others.map((stream) => writerA.append(stream, events(2), { expectedRevision: 'no_stream' })),
+      writerA.append(contended, [{ type: 'Reserved', data: { by: 2 } }], { expectedRevision: 'no_stream' }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', ...others.map(() => 'fulfilled'), 'rejected']);
+    expect((outcomes.at(-1) as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect((await writerB.readStream(contended)).map((e) => e.data)).toEqual([{ by: 1 }]);
+    for (const stream of others) expect(await writerB.readStream(stream)).toHaveLength(2);
+  });
+
   it('loses no event when two connections append with re-read-and-retry', async () => {
     const stream = freshStream('usage');
     const appendWithRetry = async (store: EventStore, writer: string, count: number): Promise<number> => {

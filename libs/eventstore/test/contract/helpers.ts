@@ -47,6 +47,11 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, message: string)
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The subscription's events one by one, whatever batches they came in. */
 export function iteratorOf(subscription: Subscription): AsyncIterator<RecordedEvent> {
-  return subscription[Symbol.asyncIterator]();
+  return eventsOf(subscription)[Symbol.asyncIterator]();
+}
+
+async function* eventsOf(subscription: Subscription): AsyncGenerator<RecordedEvent, void, undefined> {
+  for await (const batch of subscription) yield* batch;
 }

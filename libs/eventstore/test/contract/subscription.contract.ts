@@ -57,7 +57,7 @@ export function subscriptionContract(target: () => ContractTarget): void {
     const abort = new AbortController();
     const received: unknown[] = [];
     const consumed = (async () => {
-      for await (const event of store.subscribe({ category, from: 'start', signal: abort.signal })) received.push(event.data);
+      for await (const batch of store.subscribe({ category, from: 'start', signal: abort.signal })) received.push(...batch.map((event) => event.data));
     })();
     await store.append(freshStream(category), events(1), { expectedRevision: 'no_stream' });
     await expect.poll(() => received.length, { timeout: 5_000 }).toBe(1);
@@ -71,8 +71,8 @@ export function subscriptionContract(target: () => ContractTarget): void {
     const stream = freshStream(category);
     await store.append(stream, events(3), { expectedRevision: 'no_stream' });
     const subscription = store.subscribe({ category, from: 'start' });
-    for await (const event of subscription) {
-      if (event.revision === 1n) break;
+    for await (const batch of subscription) {
+      if (batch.some((event) => event.revision === 1n)) break;
     }
     const after = await subscription[Symbol.asyncIterator]().next();
     expect(after.done).toBe(true);

@@ -18,9 +18,8 @@ import type {
 import type { EventStore } from '@switchboard/eventstore';
 import type { Resolver } from '@switchboard/net-policy';
 import { checkedAddress } from '@switchboard/net-policy';
-import { eventMetadata, executeCommand } from '@switchboard/service-kit';
+import { eventMetadata, executeCommand, ulid } from '@switchboard/service-kit';
 import type { ProjectionRunner } from '@switchboard/service-kit';
-import { ulid } from 'ulid';
 import { decodeCursor } from '../store/deliveries.js';
 import type { DeliveryStore } from '../store/deliveries.js';
 import type { PublicFeed } from '../store/public-feed.js';

@@ -83,14 +83,15 @@ export class Intake {
     return (this.loadCheckpoint.get(source) as { position: string } | undefined)?.position ?? null;
   }
 
+  /** Pages until one comes back short (a kick meanwhile reads again); an empty page writes nothing. */
   private async drain(source: FeedSource): Promise<void> {
     const limit = this.o.pageSize ?? 200;
     while (!this.stopped) {
       const after = this.checkpoint(source);
       const page = await callService(this.o.bus, FeedSubjects[source], { after, limit }, { timeoutMs: FEED_TIMEOUT_MS });
-      if (page.head === null || this.stopped) return;
+      if (page.head === null || page.head === after || this.stopped) return;
       this.record(source, page.events, page.head);
-      if (page.head === after) return;
+      if (page.events.length < limit) return;
     }
   }
 
@@ -98,12 +99,20 @@ export class Intake {
     const accounts = new Set<string>();
     const webhooks = new Set<string>();
     const now = (this.o.now ?? Date.now)();
+    // A page is mostly a few accounts and event types: their subscribers are looked up once each.
+    const subscribersOf = new Map<string, ReturnType<WebhookQueries['subscribers']>>();
+    const subscribers = (accountId: string, type: string) => {
+      const key = `${accountId} ${type}`;
+      let found = subscribersOf.get(key);
+      if (found === undefined) subscribersOf.set(key, (found = this.o.webhooks.subscribers(accountId, type)));
+      return found;
+    };
     inImmediateTransaction(this.o.db, () => {
       for (const { accountId, event } of entries) {
         if (this.o.feed.record(accountId, event) === null) continue;
         accounts.add(accountId);
         const sessionKey = 'sessionId' in event.data ? event.data.sessionId : '';
-        for (const webhook of this.o.webhooks.subscribers(accountId, event.type)) {
+        for (const webhook of subscribers(accountId, event.type)) {
           this.o.deliveries.enqueue(webhook.webhookId, accountId, event, sessionKey, now);
           webhooks.add(webhook.webhookId);
         }

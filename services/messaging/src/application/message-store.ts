@@ -1,12 +1,12 @@
 import { messageStream } from '@switchboard/contracts';
-import type { MessageEvent, MessageStatusView } from '@switchboard/contracts';
+import type { MessageEvent } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
 import { AggregateCache, eventMetadata, executeCommand, loadAggregate, traceparentOf } from '@switchboard/service-kit';
 import type { CommandResult, ProjectionRunner } from '@switchboard/service-kit';
 import type { MessageCommand } from '../message/commands.js';
 import { decide } from '../message/decide.js';
 import { messageFold } from '../message/fold.js';
-import type { AcceptedState, Message } from '../message/state.js';
+import type { Message } from '../message/state.js';
 import type { Clock } from './clock.js';
 
 const VISIBLE_WITHIN_MS = 5_000;
@@ -52,13 +52,15 @@ export class MessageStore {
     accountId: string,
     command: TimedCommand,
     correlationId?: string,
+    /** What this command acts on (`eventRef` of an event, a receipt); the request itself when absent. */
+    causationId?: string,
   ): Promise<CommandResult<Message, MessageEvent>> {
     // An accepted message is answered from its stream until the read model has it (see the
     // lookup), so only later facts wait to be visible: the sent reply must not read as pending.
     const waitVisible = command.type !== 'AcceptMessage';
     const now = this.clock.now();
     const full = { ...command, at: now.toISOString() } as MessageCommand;
-    const metadata = eventMetadata({ accountId, correlationId, now });
+    const metadata = eventMetadata({ accountId, correlationId, causationId, now });
     const result = await executeCommand(this.store, messageStream(messageId), messageFold, (state) => decide(full, state), metadata, { cache: this.cache });
     if (waitVisible && result.position !== undefined && this.runner) await visible(this.runner, result.position);
     return result;
@@ -74,21 +76,4 @@ async function visible(runner: ProjectionRunner, position: bigint): Promise<void
   const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, VISIBLE_WITHIN_MS)));
   await Promise.race([runner.waitForPosition(position), bounded]);
   clearTimeout(timer);
-}
-
-/** The lookup view of a message, straight from its stream (when the read model lags behind). */
-export function viewOfState(state: AcceptedState): MessageStatusView {
-  const deliveredAt = state.status === 'delivered' || state.status === 'read' ? state.deliveredAt : null;
-  const readAt = state.status === 'read' ? state.readAt : null;
-  return {
-    messageId: state.messageId,
-    status: state.status,
-    timestamp: state.acceptedAt,
-    deliveredAt,
-    readAt,
-    sessionId: state.sessionId,
-    to: state.to,
-    type: state.content.type,
-    ...(state.status === 'failed' ? { error: state.failure } : {}),
-  };
 }

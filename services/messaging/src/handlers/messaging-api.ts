@@ -17,7 +17,7 @@ import type {
 import { recordInbound } from '../inbound/record-inbound.js';
 import type { InboundDeps } from '../inbound/record-inbound.js';
 import type { MessageStore } from '../application/message-store.js';
-import { viewOfState } from '../application/message-store.js';
+import { messageStatusView, statusFactsOf } from '../message/status-view.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import { recordReceipt } from '../receipts/record-receipt.js';
 import type { SendCall, SendPipeline, SendReply } from '../send/send-message.js';
@@ -63,7 +63,7 @@ export class MessagingApi {
     if (received !== null && received.direction === 'in') return { ...received, direction: 'in' };
     const state = await this.messages.load(ref.messageId);
     if (state.status === 'absent' || state.accountId !== ref.accountId) throw new ApiError('MESSAGE_NOT_FOUND');
-    return { ...viewOfState(state), direction: 'out' };
+    return { ...messageStatusView(statusFactsOf(state)), direction: 'out' };
   }
 
   /** `sb.v1.messaging.recordInbound`: a contact's message, recorded once. */

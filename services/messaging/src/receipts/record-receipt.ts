@@ -1,5 +1,6 @@
+import { chatReceiptRef } from '@switchboard/contracts';
 import type { RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
-import { processMetrics, runInLinkedSpan, secondsBetween } from '@switchboard/telemetry';
+import { processMetrics, runInSpan, secondsBetween, spanContextFromTraceparent } from '@switchboard/telemetry';
 import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
 import type { Message } from '../message/state.js';
@@ -22,11 +23,16 @@ export interface ReceiptOptions {
 export async function recordReceipt(command: RecordReceiptCommand, o: ReceiptOptions): Promise<RecordReceiptReply> {
   const messageId = await matchNetworkId(command, o);
   if (messageId === null) return { messageId: null, applied: false };
-  // Minutes may have passed since the send: a span of the receipt's trace LINKED to the send's.
-  const sent = await o.messages.traceparent(messageId, 'MessageSent');
-  return runInLinkedSpan('record receipt', sent, async (span) => {
+  return runInSpan('record receipt', {}, async (span) => {
+    // Minutes may have passed since the send: the receipt's span LINKS to the send's. The stream
+    // is read for it only when spans are recorded (tracing off costs nothing here).
+    if (span.isRecording()) {
+      const sent = spanContextFromTraceparent(await o.messages.traceparent(messageId, 'MessageSent'));
+      if (sent) span.addLink({ context: sent });
+    }
     span.setAttributes({ 'chat.receipt': command.receipt, 'switchboard.message.id': messageId });
-    const result = await o.messages.execute(messageId, command.accountId, { type: 'RecordReceipt', receipt: command.receipt });
+    const cause = chatReceiptRef(command.receipt, command.networkMessageId);
+    const result = await o.messages.execute(messageId, command.accountId, { type: 'RecordReceipt', receipt: command.receipt }, undefined, cause);
     if (result.events.length > 0) observeDeliveryLatency(result.state, command.receipt);
     return { messageId, applied: result.events.length > 0 };
   });

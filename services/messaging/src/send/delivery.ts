@@ -1,4 +1,4 @@
-import { ApiError, QuotaSubjects, SessionsSubjects } from '@switchboard/contracts';
+import { ApiError, QuotaSubjects, SessionsSubjects, eventRef, messageStream } from '@switchboard/contracts';
 import type { DeliverMessageCommand, QuotedRef } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
@@ -69,18 +69,18 @@ export class Delivery {
   }
 
   /** Gives back the daily unit of a failed message that never reached the network (once). */
-  async refund(state: AcceptedState, correlationId?: string): Promise<void> {
+  async refund(state: AcceptedState, correlationId?: string, failedRef = acceptedRef(state)): Promise<void> {
     if (state.status !== 'failed' || !state.refundDue) return;
     const { bus } = this.options;
     const request = { accountId: state.accountId, messageId: state.messageId, day: state.usageDay };
     try {
-      await callService(bus, QuotaSubjects.refundDaily, request, { timeoutMs: 5_000, ...callOptionsFor(state, correlationId) });
+      await callService(bus, QuotaSubjects.refundDaily, request, { timeoutMs: 5_000, ...callOptionsFor(state, correlationId), causationId: failedRef });
     } catch (error) {
       // The stream still says a refund is due; recovery tries again.
       this.options.logger.warn({ messageId: state.messageId, err: errorCode(error) }, 'refund of a failed message postponed');
       return;
     }
-    await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordRefund' }, correlationId);
+    await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordRefund' }, correlationId, failedRef);
   }
 
   private async run(messageId: string, correlationId?: string, mediaBytes?: Uint8Array): Promise<DeliveryOutcome> {
@@ -114,7 +114,7 @@ export class Delivery {
           timeoutMs: this.options.sendDeadlineMs + 5_000,
           ...callOptionsFor(state, correlationId),
         });
-        await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordSent', networkMessageId: reply.networkMessageId, from: reply.from }, correlationId);
+        await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordSent', networkMessageId: reply.networkMessageId, from: reply.from }, correlationId, acceptedRef(state));
         return { status: 'sent' };
       } catch (error) {
         if (error instanceof ServiceCallError) failure = error;
@@ -137,10 +137,10 @@ export class Delivery {
 
   private async fail(state: AcceptedState, error: ApiError, refundable: boolean, correlationId?: string): Promise<DeliveryOutcome> {
     const { messages } = this.options;
-    const failed = await messages.execute(state.messageId, state.accountId, { type: 'FailMessage', code: error.code, message: error.message, refundable }, correlationId);
+    const failed = await messages.execute(state.messageId, state.accountId, { type: 'FailMessage', code: error.code, message: error.message, refundable }, correlationId, acceptedRef(state));
     const now = failed.state;
     if (now.status === 'failed') {
-      await this.refund(now, correlationId);
+      await this.refund(now, correlationId, failed.revision === undefined ? undefined : eventRef(messageStream(now.messageId), failed.revision));
       return { status: 'failed', error: new ApiError(now.failure.code, now.failure.message, error.details) };
     }
     // Someone else recorded the acknowledgement first (a concurrent redelivery): that wins.
@@ -180,8 +180,13 @@ function deliverCommand(state: AcceptedState, quoted: QuotedRef | null, bytes?: 
   return { ...base, media: { kind: 'blob', sha256: state.content.media.sha256 } };
 }
 
+/** Delivering a message, and what follows from it, is caused by its acceptance (revision 0 of its stream). */
+function acceptedRef(state: AcceptedState): string {
+  return eventRef(messageStream(state.messageId), 0);
+}
+
 function callOptionsFor(state: AcceptedState, correlationId?: string): CallOptions {
-  return { accountId: state.accountId, ...(correlationId ? { correlationId } : {}) };
+  return { accountId: state.accountId, causationId: acceptedRef(state), ...(correlationId ? { correlationId } : {}) };
 }
 
 function errorCode(error: unknown): string {

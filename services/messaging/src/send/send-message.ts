@@ -3,7 +3,6 @@ import type { DailyUsage, IdempotencyEvent, IdempotencyRef, MediaType, SendMessa
 import type { BlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
-import { ulid } from 'ulid';
 import type { Clock } from '../application/clock.js';
 import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
@@ -17,6 +16,7 @@ import type { IdempotencyKeys } from '@switchboard/service-kit';
 import { prepareContent, quotedIdOf } from './prepare.js';
 import type { SendRequest } from './prepare.js';
 import { resolveQuoted } from './quoted.js';
+import { ulid } from '@switchboard/service-kit';
 
 export interface SendPipelineOptions {
   bus: Bus;

@@ -9,7 +9,9 @@ import { EmulatorControlClient, startEmulator } from '@switchboard/chat-emulator
 import type { RunningEmulator } from '@switchboard/chat-emulator';
 import { NatsBus } from '@switchboard/bus';
 import { PrivateNatsServer, closedLoopbackPort } from '@switchboard/bus/testing';
-import { QuotaSubjects, ReadySubjects, SessionsSubjects } from '@switchboard/contracts';
+import { QuotaSubjects, ReadySubjects, SessionsSubjects, messageStream } from '@switchboard/contracts';
+import { SqliteEventStore } from '@switchboard/eventstore';
+import type { RecordedEvent } from '@switchboard/eventstore';
 import type { Plan, ReplyOf, RequestInput, SubjectContract } from '@switchboard/contracts';
 import { loadConfig } from '@switchboard/service-kit';
 import { createLogger } from '@switchboard/telemetry';
@@ -152,6 +154,16 @@ export class Cluster {
     await this.control.scan(qrCode, phone);
     await eventually(async () => ((await this.call(SessionsSubjects.get, { accountId, sessionId }).catch(() => undefined))?.status === 'connected' ? true : undefined));
     return sessionId;
+  }
+
+  /** A message's stored facts, read from messaging's own SQLite file as an auditor would. */
+  async messageStream(messageId: string): Promise<RecordedEvent[]> {
+    const store = new SqliteEventStore(join(this.dataDir, 'messaging', 'events.sqlite'));
+    try {
+      return await store.readStream(messageStream(messageId));
+    } finally {
+      await store.close();
+    }
   }
 
   async close(): Promise<void> {

@@ -4,8 +4,8 @@ import type {
   Plan, ReleaseSessionReply, ReserveSessionReply, SessionSlotRequest, UsageEvent,
 } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
-import { eventMetadata } from '@switchboard/service-kit';
-import { ulid } from 'ulid';
+import { AggregateCache, CommandQueue, eventMetadata, ulid } from '@switchboard/service-kit';
+import type { QueuedCommandResult } from '@switchboard/service-kit';
 import { decide as decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
 import { AccountIsClosed, AccountNotFound } from '../account/errors.js';
@@ -17,8 +17,6 @@ import type { UsageCommand } from '../usage/decide.js';
 import { evolve as evolveUsage } from '../usage/evolve.js';
 import { initialState as initialUsage, usedUnits } from '../usage/state.js';
 import type { DailyUsageState } from '../usage/state.js';
-import { AggregateStore } from './aggregate-store.js';
-import type { Executed } from './aggregate-store.js';
 import type { Clock } from './clock.js';
 
 /** Waits until the read models show the event at a position (read-your-writes). */
@@ -29,7 +27,12 @@ export interface ReadModelSync {
 
 export interface CallContext {
   correlationId?: string | undefined;
+  /** What the caller did this for (a request, or the event it acts on): the events' `causationId`. */
+  causationId?: string | undefined;
 }
+
+/** Accounts and usage days whose folded state stays in memory (a busy day's usage stream is long). */
+const CACHED_STREAMS = 10_000;
 
 type Parse<E> = (raw: Parameters<typeof quotaEventParser.parse>[0]) => E;
 
@@ -40,12 +43,13 @@ type Parse<E> = (raw: Parameters<typeof quotaEventParser.parse>[0]) => E;
  * change applies to the next request.
  */
 export class QuotaCommands {
-  private readonly accounts: AggregateStore<Account, AccountEvent>;
-  private readonly usage: AggregateStore<DailyUsageState, UsageEvent>;
+  private readonly accounts: CommandQueue<Account, AccountEvent>;
+  private readonly usage: CommandQueue<DailyUsageState, UsageEvent>;
 
   constructor(store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync) {
-    this.accounts = new AggregateStore(store, { initial: initialAccount, evolve: evolveAccount, parse: quotaEventParser.parse as Parse<AccountEvent> });
-    this.usage = new AggregateStore(store, { initial: initialUsage, evolve: evolveUsage, parse: quotaEventParser.parse as Parse<UsageEvent> });
+    const parse = quotaEventParser.parse;
+    this.accounts = new CommandQueue(store, { initial: initialAccount, evolve: evolveAccount, parse: parse as Parse<AccountEvent> }, { cache: new AggregateCache(CACHED_STREAMS) });
+    this.usage = new CommandQueue(store, { initial: initialUsage, evolve: evolveUsage, parse: parse as Parse<UsageEvent> }, { cache: new AggregateCache(CACHED_STREAMS) });
   }
 
   now(): Date {
@@ -70,7 +74,7 @@ export class QuotaCommands {
   /** Runs an account command; `view` copies what the caller needs from the state right after it. */
   async execute<R = null>(
     accountId: AccountId, command: (now: Date) => AccountCommand, ctx: CallContext = {}, view: (state: Account) => R = noView as never,
-  ): Promise<Executed<R, AccountEvent>> {
+  ): Promise<QueuedCommandResult<R, AccountEvent>> {
     const now = this.clock.now();
     return this.onAccount(accountId, ctx, view, (state) => decideAccount(command(now), state));
   }
@@ -115,18 +119,18 @@ export class QuotaCommands {
 
   private async onAccount<R>(accountId: AccountId, ctx: CallContext, view: (s: Account) => R, decide: (s: Account) => AccountEvent[]) {
     const result = await this.accounts.execute(accountStream(accountId), decide, view, () => this.metadata(accountId, ctx));
-    if (result.position !== null) await this.sync.accounts(result.position);
+    if (result.position !== undefined) await this.sync.accounts(result.position);
     return result;
   }
 
   private async onUsage(accountId: AccountId, day: string, ctx: CallContext, decide: (s: DailyUsageState) => UsageEvent[]) {
     const result = await this.usage.execute(usageStream(accountId, day), decide, usedUnits, () => this.metadata(accountId, ctx));
-    if (result.position !== null) await this.sync.usage(result.position);
+    if (result.position !== undefined) await this.sync.usage(result.position);
     return result;
   }
 
   private metadata(accountId: AccountId, ctx: CallContext): EventMetadata {
-    return eventMetadata({ accountId, correlationId: ctx.correlationId, now: this.clock.now() });
+    return eventMetadata({ accountId, correlationId: ctx.correlationId, causationId: ctx.causationId, now: this.clock.now() });
   }
 }
 

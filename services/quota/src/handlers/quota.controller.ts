@@ -17,7 +17,8 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
 }
 
 function callOf(ctx: BusContext): CallContext {
-  return { correlationId: ctx.getHeaders()['correlation-id'] };
+  const headers = ctx.getHeaders();
+  return { correlationId: headers['correlation-id'], causationId: headers['causation-id'] };
 }
 
 /** What `sb.v1.quota.ready` answers: read models caught up, bus connected. */

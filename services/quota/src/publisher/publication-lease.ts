@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqliteDatabase } from '@switchboard/eventstore';
+import { inImmediateTransaction, openSqliteDatabase } from '@switchboard/eventstore';
 
 /**
  * Who publishes the quota events, and up to which store position. Replicas that share one SQLite
@@ -65,14 +65,6 @@ export class PublicationLease {
   }
 
   private transaction<T>(work: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      this.db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
+    return inImmediateTransaction(this.db, work);
   }
 }

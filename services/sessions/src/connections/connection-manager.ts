@@ -1,4 +1,3 @@
-import { ulid } from 'ulid';
 import { ApiError } from '@switchboard/contracts';
 import type { CreateSessionResult, DeleteSessionReply, SessionQrResult, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
@@ -12,6 +11,7 @@ import { qrDataUrl } from './qr.js';
 import type { ConnectionRegistry } from './registry.js';
 import type { SessionCommands } from './session-commands.js';
 import type { SessionSlots } from './quota-slots.js';
+import { ulid } from '@switchboard/service-kit';
 
 export interface ConnectionManagerDeps {
   registry: ConnectionRegistry;

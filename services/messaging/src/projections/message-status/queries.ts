@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { MessageStatusView } from '@switchboard/contracts';
+import type { ErrorCode, MessageStatusView } from '@switchboard/contracts';
+import { messageStatusView } from '../../message/status-view.js';
 
 interface Row {
   message_id: string;
@@ -56,16 +57,17 @@ export class MessageStatusQueries {
   }
 }
 
+/** The row holds only what the projection wrote from valid events: read as typed, not parsed again. */
 function toView(row: Row): MessageStatusView {
-  return MessageStatusView.parse({
-    messageId: row.message_id,
-    status: row.status,
-    timestamp: row.accepted_at,
+  return messageStatusView({
+    messageId: row.message_id as MessageStatusView['messageId'],
+    status: row.status as MessageStatusView['status'],
+    acceptedAt: row.accepted_at,
     deliveredAt: row.delivered_at,
     readAt: row.read_at,
     sessionId: row.session_id,
     to: row.to_phone,
-    type: row.type,
-    ...(row.error_code !== null ? { error: { code: row.error_code, message: row.error_message ?? row.error_code } } : {}),
+    type: row.type as NonNullable<MessageStatusView['type']>,
+    failure: row.error_code !== null ? { code: row.error_code as ErrorCode, message: row.error_message ?? row.error_code } : null,
   });
 }

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqliteDatabase } from '@switchboard/eventstore';
+import { inImmediateTransaction, openSqliteDatabase } from '@switchboard/eventstore';
 import { SecretCipher } from '@switchboard/service-kit';
 
 const SCHEMA = `
@@ -57,17 +57,12 @@ export class SqliteCredentialsStore {
   /** Writes all rows in one transaction, so a crash never leaves half a key update. */
   write(sessionId: string, rows: readonly CredentialsRow[]): void {
     if (rows.length === 0) return;
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
+    inImmediateTransaction(this.#db, () => {
       for (const { kind, keyId, value } of rows) {
         if (value === null) this.#delete.run(sessionId, kind, keyId);
         else this.#upsert.run(sessionId, kind, keyId, this.#cipher.seal(value, associatedData(sessionId, kind, keyId)));
       }
-      this.#db.exec('COMMIT');
-    } catch (error) {
-      this.#db.exec('ROLLBACK');
-      throw error;
-    }
+    });
   }
 
   /** Removes every row of the session: after this, it has to pair again. */

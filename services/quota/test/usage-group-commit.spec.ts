@@ -3,8 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { quotaEventParser, usageStream } from '@switchboard/contracts';
 import type { UsageEvent } from '@switchboard/contracts';
 import { SqliteEventStore } from '@switchboard/eventstore';
-import { eventMetadata } from '@switchboard/service-kit';
-import { AggregateStore } from '../src/application/aggregate-store.js';
+import { AggregateCache, CommandQueue, eventMetadata } from '@switchboard/service-kit';
 import { decide as decideUsage } from '../src/usage/decide.js';
 import type { UsageCommand } from '../src/usage/decide.js';
 import { evolve as evolveUsage } from '../src/usage/evolve.js';
@@ -28,15 +27,15 @@ function twoWriters() {
   const file = join(data.dir, 'events.sqlite');
   const stores = [new SqliteEventStore(file), new SqliteEventStore(file)];
   cleanups.push(data.remove, ...stores.map((s) => () => s.close()));
-  return { stores, writers: stores.map((s) => new AggregateStore<DailyUsageState, UsageEvent>(s, fold)) };
+  return { stores, writers: stores.map((s) => new CommandQueue<DailyUsageState, UsageEvent>(s, fold, { cache: new AggregateCache(100) })) };
 }
 
-function run(writer: AggregateStore<DailyUsageState, UsageEvent>, command: UsageCommand) {
+function run(writer: CommandQueue<DailyUsageState, UsageEvent>, command: UsageCommand) {
   return writer.execute(stream, (state) => decideUsage(command, state), usedUnits, () => eventMetadata({ accountId, now }));
 }
 const reserve = (n: number): UsageCommand => ({ type: 'ReserveUnit', accountId, day, messageId: messageId(n), limit: 50, now });
 
-describe('AggregateStore: batched appends with optimistic concurrency', () => {
+describe('CommandQueue on a usage day: group commit with optimistic concurrency', () => {
   it('never overspends when two writers with their own caches race on one stream', async () => {
     const { stores, writers } = twoWriters();
     for (let i = 0; i < 43; i++) await run(writers[i % 2]!, reserve(i));
@@ -52,7 +51,7 @@ describe('AggregateStore: batched appends with optimistic concurrency', () => {
 
   it('keeps no phantom units in a cache after a lost race', async () => {
     const { writers } = twoWriters();
-    const [a, b] = writers as [AggregateStore<DailyUsageState, UsageEvent>, AggregateStore<DailyUsageState, UsageEvent>];
+    const [a, b] = writers as [CommandQueue<DailyUsageState, UsageEvent>, CommandQueue<DailyUsageState, UsageEvent>];
     await run(a, reserve(1));
     await Promise.all([run(a, reserve(2)), run(b, reserve(3)), run(a, reserve(4)), run(b, reserve(5))]);
     // A refund through `a` of a unit `b` took, and the count both see, prove both caches are true.

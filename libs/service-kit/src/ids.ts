@@ -1,0 +1,24 @@
+import { randomFillSync } from 'node:crypto';
+import { ulid as ulidOf } from 'ulid';
+
+const POOL_BYTES = 4_096;
+const pool = Buffer.alloc(POOL_BYTES);
+let next = POOL_BYTES;
+
+/**
+ * Cryptographic randomness drawn from a pooled buffer: the `ulid` package asks its generator for
+ * one byte per character, and its default makes a `getRandomValues` call each time (16 per id,
+ * a visible share of a send's CPU). One `randomFillSync` per 4 KiB serves 256 ids.
+ */
+function pooledRandom(): number {
+  if (next === POOL_BYTES) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  return pool[next++]! / 256;
+}
+
+/** A new ULID (time-ordered, 80 random bits): message, account, key and webhook ids. */
+export function ulid(): string {
+  return ulidOf(Date.now(), pooledRandom);
+}
