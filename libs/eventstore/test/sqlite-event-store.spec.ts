@@ -32,7 +32,7 @@ describe('SqliteEventStore', () => {
   });
 
   it('commits the appends of one event-loop turn in one transaction, each still decided alone', async () => {
-    const transactions = async () => (await processMetrics().sqliteTransactions.get()).values.find((v) => v.labels.database === 'events.sqlite')?.value ?? 0;
+    const transactions = async () => (await processMetrics().sqliteTransactions.get()).values.find((v) => v.labels.database === `${path.basename(directory)}/events.sqlite`)?.value ?? 0;
     const before = await transactions();
     const appended = await Promise.allSettled([
       ...Array.from({ length: 20 }, (_, i) => store.append(`message-msg_${i}`, [{ type: 'MessageAccepted', data: { i } }], { expectedRevision: 'no_stream' })),

@@ -72,12 +72,15 @@ export function inImmediateTransaction<T>(db: DatabaseSync, work: () => T): T {
 
 const databaseNames = new WeakMap<DatabaseSync, string>();
 
-/** `messaging-events.sqlite` for a file, `memory` for an in-memory database (looked up once per connection). */
+/**
+ * `messaging/events.sqlite` (its folder and name: each service keeps an `events.sqlite` in a folder
+ * of its own), `memory` for an in-memory database; looked up once per connection.
+ */
 function databaseNameOf(db: DatabaseSync): string {
   let name = databaseNames.get(db);
   if (name === undefined) {
     const location = db.location();
-    name = location ? path.basename(location) : 'memory';
+    name = location ? `${path.basename(path.dirname(location))}/${path.basename(location)}` : 'memory';
     databaseNames.set(db, name);
   }
   return name;

@@ -32,7 +32,7 @@ export interface SwitchboardMetrics {
   readonly projectionLag: SourcedGauge<'projection'>;
   /** Quota: reservations refused because a plan limit was reached. */
   readonly quotaRejections: Counter<'kind'>;
-  /** Every SQLite write transaction committed, by database file (its name without the folder). */
+  /** Every SQLite write transaction committed, by database file (its folder and name: `messaging/events.sqlite`). */
   readonly sqliteTransactions: Counter<'database'>;
 }
 
@@ -58,7 +58,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): SwitchboardMe
     eventStoreAppendDuration: new Histogram({ name: 'switchboard_eventstore_append_duration_seconds', help: 'Event store appends by store, stream category and outcome', labelNames: ['system', 'category', 'outcome'], ...latency }),
     projectionLag: new SourcedGauge({ name: 'switchboard_projection_lag_events', help: 'Events of the projection category appended but not yet applied (capped at 10000)', labelNames: ['projection'], registers }),
     quotaRejections: new Counter({ name: 'switchboard_quota_rejections_total', help: 'Reservations refused by a plan limit, by kind (daily_messages, sessions)', labelNames: ['kind'], registers }),
-    sqliteTransactions: new Counter({ name: 'switchboard_sqlite_transactions_total', help: 'SQLite write transactions committed, by database file name', labelNames: ['database'], registers }),
+    sqliteTransactions: new Counter({ name: 'switchboard_sqlite_transactions_total', help: 'SQLite write transactions committed, by database file (folder/name)', labelNames: ['database'], registers }),
   };
 }
 
