@@ -7,27 +7,50 @@ import type { EventStore, RecordedEvent } from '@switchboard/eventstore';
  */
 export type PublicEventMapper = (recorded: RecordedEvent, earlier: readonly RecordedEvent[]) => PublicEvent | null | Promise<PublicEvent | null>;
 
+/** Streams whose events a feed keeps between pages (each message or session while it is busy). */
+const REMEMBERED_STREAMS = 1_024;
+
 /**
- * One page of a source service's public feed (`sb.v1.<source>.feed`): its own events of
- * `category` after `request.after`, mapped. Each stream's earlier events are read once per page.
- * `head` is the last position read, so facts without a public event are not read again.
+ * A source service's public feed (`sb.v1.<source>.feed`): pages of its own events of `category`
+ * after `request.after`, mapped. A stream's earlier events are read from the store once and then
+ * kept (for the most recently seen streams) as later pages bring its next events, so a message's
+ * sent, delivered and read facts do not each read its stream again. `head` is the last position
+ * read, so facts without a public event are not read again.
  */
-export async function readFeedPage(store: EventStore, category: string, request: FeedRequest, map: PublicEventMapper): Promise<FeedReply> {
-  const fromPosition = request.after === null ? 0n : BigInt(request.after) + 1n;
-  const page = await store.readAll({ category, fromPosition, maxCount: request.limit });
-  const history = new Map<string, RecordedEvent[]>();
-  const events: FeedEntry[] = [];
-  for (const recorded of page) {
-    let earlier = history.get(recorded.stream);
-    if (earlier === undefined) {
-      earlier = recorded.revision === 0n ? [] : await store.readStream(recorded.stream, { maxCount: Number(recorded.revision) });
-      history.set(recorded.stream, earlier);
+export class FeedReader {
+  readonly #histories = new Map<string, RecordedEvent[]>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly category: string,
+    private readonly map: PublicEventMapper,
+  ) {}
+
+  async page(request: FeedRequest): Promise<FeedReply> {
+    const fromPosition = request.after === null ? 0n : BigInt(request.after) + 1n;
+    const page = await this.store.readAll({ category: this.category, fromPosition, maxCount: request.limit });
+    const events: FeedEntry[] = [];
+    for (const recorded of page) {
+      const earlier = await this.#earlier(recorded);
+      const accountId = recorded.metadata['accountId'];
+      const event = typeof accountId === 'string' ? await this.map(recorded, earlier) : null;
+      if (event !== null && typeof accountId === 'string') events.push({ position: recorded.position.toString(), accountId, event });
+      earlier.push(recorded);
     }
-    const accountId = recorded.metadata['accountId'];
-    const event = typeof accountId === 'string' ? await map(recorded, earlier) : null;
-    if (event !== null && typeof accountId === 'string') events.push({ position: recorded.position.toString(), accountId, event });
-    earlier.push(recorded);
+    const last = page.at(-1);
+    return { events, head: last ? last.position.toString() : null };
   }
-  const last = page.at(-1);
-  return { events, head: last ? last.position.toString() : null };
+
+  /** The stream's events before `recorded`: kept from earlier pages when they end right before it, else read. */
+  async #earlier(recorded: RecordedEvent): Promise<RecordedEvent[]> {
+    const kept = this.#histories.get(recorded.stream);
+    this.#histories.delete(recorded.stream);
+    const earlier = kept !== undefined && BigInt(kept.length) === recorded.revision
+      ? kept
+      : recorded.revision === 0n ? [] : await this.store.readStream(recorded.stream, { maxCount: Number(recorded.revision) });
+    // Re-inserted: the Map's order is the recency order.
+    this.#histories.set(recorded.stream, earlier);
+    if (this.#histories.size > REMEMBERED_STREAMS) this.#histories.delete(this.#histories.keys().next().value!);
+    return earlier;
+  }
 }

@@ -24,7 +24,7 @@ export type { MemoryReclaimerOptions } from './memory-reclaimer.js';
 export type { ServiceProcessContext } from './service-process.js';
 export { feedWaker } from './feed-waker.js';
 export { ulid } from './ids.js';
-export { readFeedPage } from './feed-page.js';
+export { FeedReader } from './feed-page.js';
 export type { PublicEventMapper } from './feed-page.js';
 export { SecretCipher, SecretDecryptionError } from './secrets/cipher.js';
 export { InvalidSecretKeyError, KEY_CHECK_FILE, loadOrCreateSecretKey, parseSecretKey, resolveSecretKey, SECRET_KEY_FILE, SecretKeyMismatchError } from './secrets/secret-key.js';

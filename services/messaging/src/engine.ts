@@ -9,7 +9,7 @@ import type { Clock } from './application/clock.js';
 import { MessageStore } from './application/message-store.js';
 import { MessagingApi } from './handlers/messaging-api.js';
 import type { MediaPolicy } from './media/resolve-media.js';
-import { readMessageFeed } from './feed/feed.js';
+import { messageFeed } from './feed/feed.js';
 import { messageHistoryProjection } from './projections/message-history/projection.js';
 import { MessageHistoryQueries } from './projections/message-history/queries.js';
 import { messageStatusProjection } from './projections/message-status/projection.js';
@@ -100,7 +100,7 @@ function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() && historyRunner.caughtUp() } },
   });
   return {
-    api: new MessagingApi(pipeline, messages, statuses, readiness, (request) => readMessageFeed(store, request), {
+    api: new MessagingApi(pipeline, messages, statuses, readiness, messageFeed(store), {
       store, clock, statuses, history: new MessageHistoryQueries(db), runner: historyRunner,
     }),
     recovery,

@@ -1,7 +1,7 @@
 import { sessionEventParser, STREAM_CATEGORY } from '@switchboard/contracts';
 import type { FeedReply, FeedRequest, SessionStatus } from '@switchboard/contracts';
 import type { EventStore, RecordedEvent } from '@switchboard/eventstore';
-import { readFeedPage, toRawEvent } from '@switchboard/service-kit';
+import { FeedReader, toRawEvent } from '@switchboard/service-kit';
 import { qrDataUrl, qrFingerprint } from '../connections/qr.js';
 import { statusAfter, toPublicEvent } from './public-events.js';
 
@@ -15,16 +15,13 @@ const parse = (recorded: RecordedEvent) => sessionEventParser.parse(toRawEvent(r
  * becomes `session.qr` only in the process holding that very code (see `toPublicEvent`).
  */
 export class SessionFeed {
-  /** Status folded so far per stream prefix of the current page (streams can be long: activity). */
+  /** Status folded so far per stream history the feed holds (streams can be long: activity). */
   private readonly folded = new WeakMap<readonly RecordedEvent[], { length: number; status: SessionStatus | null }>();
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly liveQr: LiveQrLookup,
-  ) {}
+  private readonly reader: FeedReader;
 
-  read(request: FeedRequest): Promise<FeedReply> {
-    return readFeedPage(this.store, STREAM_CATEGORY.session, request, async (recorded, earlier) => {
+  constructor(store: EventStore, private readonly liveQr: LiveQrLookup) {
+    this.reader = new FeedReader(store, STREAM_CATEGORY.session, async (recorded, earlier) => {
       const event = parse(recorded);
       const previous = this.statusOf(earlier);
       const fact = { eventId: recorded.id, event, timestamp: recorded.recordedAt.toISOString() };
@@ -33,6 +30,10 @@ export class SessionFeed {
       const held = code !== undefined && qrFingerprint(code) === event.data.fingerprint;
       return toPublicEvent(fact, previous, held ? await qrDataUrl(code) : undefined);
     });
+  }
+
+  read(request: FeedRequest): Promise<FeedReply> {
+    return this.reader.page(request);
   }
 
   private statusOf(earlier: readonly RecordedEvent[]): SessionStatus | null {
