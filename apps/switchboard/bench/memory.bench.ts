@@ -6,7 +6,9 @@
  *   big-bodies  twelve ~20 MiB JSON bodies at once: half valid 15 MiB videos (base64), half
  *               15 MiB images refused with 422 (over the 5 MiB image cap);
  *   fuzz        a seeded burst of malformed and odd requests (odd-requests.ts), 32 in flight.
- * The goal: RSS one minute after the load within 1.3x of the figure before it.
+ * The goal: RSS one minute after the load within 1.3x of the figure before it. First, `idle`: a
+ * fresh process with no session, its RSS every 10 s for SETTLE seconds after it answered (goal
+ * <= 150 MiB once start-up's garbage is collected).
  * Env: BENCH_LOADS (default `big-bodies,fuzz`), BENCH_SETTLE_SECONDS (60), BENCH_FUZZ_REQUESTS
  * (3000), BENCH_BIG_BODIES (12), BENCH_NODE_OPTIONS / BENCH_ENV (JSON) for the process under
  * test, BENCH_HEAPSNAPSHOT_DIR: write a heap snapshot of the process there at the end of each
@@ -155,8 +157,27 @@ async function measure(name: string, load: (linked: Linked) => Promise<Record<st
   }
 }
 
+/** A fresh process with no session: what it holds at rest. */
+async function idle() {
+  const emulator = await startEmulatorProcess();
+  const sut = await startSwitchboardUnderTest('embedded', { env, emulator });
+  try {
+    const pid = sut.pidOf('switchboard')!;
+    const rssEvery10sMiB: number[] = [];
+    for (let s = 10; s <= SETTLE_SECONDS; s += 10) {
+      await sleep(10_000);
+      rssEvery10sMiB.push(residentMiB(pid).rss);
+    }
+    return { load: 'idle (no session)', rssEvery10sMiB, heapMiB: await heapMiB(sut.url), withinGoal: rssEvery10sMiB.at(-1)! <= IDLE_GOAL_MIB };
+  } finally {
+    await sut.close();
+    await emulator.stop();
+  }
+}
+
+const IDLE_GOAL_MIB = 150;
 const loads = { 'big-bodies': bigBodies, fuzz } as const;
-const results: unknown[] = [];
+const results: unknown[] = [await idle()];
 for (const [i, name] of LOADS.entries()) {
   const load = loads[name as keyof typeof loads];
   if (!load) throw new Error(`unknown load ${name} (big-bodies, fuzz)`);

@@ -9,7 +9,8 @@ import type { Logger } from '@switchboard/telemetry';
  * Every `intervalMs` the reclaimer compares the V8 heap plus the memory outside it (Buffers) with
  * the lowest figure seen since its last collection, and runs one full GC when it grew by
  * `thresholdBytes` or more. Live data is not collected twice: the floor moves up to what a
- * collection left.
+ * collection left. The first tick always collects: start-up (schemas, the OpenAPI document, module
+ * loading) leaves tens of MiB of garbage that an idle process would otherwise keep as RSS.
  */
 export interface MemoryReclaimerOptions {
   intervalMs?: number;
@@ -36,8 +37,15 @@ export function startMemoryReclaimer(options: MemoryReclaimerOptions = {}): () =
   const threshold = options.thresholdBytes ?? RECLAIM_THRESHOLD_BYTES;
   const collectGarbage = fullGc();
   let state: ReclaimState = { floorBytes: heldBytes() };
+  let startUpCollected = false;
   const timer = setInterval(() => {
     const held = heldBytes();
+    if (!startUpCollected) {
+      startUpCollected = true;
+      collectGarbage();
+      state = { floorBytes: heldBytes() };
+      return;
+    }
     const decision = reclaimDecision(state, held, threshold);
     if (!decision.collect) {
       state = { floorBytes: decision.floorBytes };

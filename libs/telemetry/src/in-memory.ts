@@ -1,5 +1,5 @@
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { otelSdk } from './sdk.js';
 
 export type { ReadableSpan } from '@opentelemetry/sdk-trace';
 
@@ -12,6 +12,7 @@ export interface InMemorySpans {
 }
 
 export function inMemorySpans(): InMemorySpans {
+  const { InMemorySpanExporter, SimpleSpanProcessor } = otelSdk();
   const exporter = new InMemorySpanExporter();
   const processor = new SimpleSpanProcessor({ exporter });
   return {

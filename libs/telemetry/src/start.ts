@@ -1,10 +1,7 @@
 import { ProxyTracerProvider, context, propagation, trace } from '@opentelemetry/api';
-import { W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { startNodeSdk } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { BatchSpanProcessorOptions, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { otelSdk } from './sdk.js';
 
 /** Environment as read by `startTelemetry`; `process.env` unless a test passes its own. */
 export type TelemetryEnv = Record<string, string | undefined>;
@@ -50,6 +47,7 @@ export function isTelemetryEnabled(env: TelemetryEnv, hasExplicitProcessors: boo
 export function startTelemetry(options: TelemetryOptions): TelemetryHandle {
   const env = options.env ?? process.env;
   if (!isTelemetryEnabled(env, options.spanProcessors !== undefined)) return OFF;
+  const { W3CBaggagePropagator, W3CTraceContextPropagator, startNodeSdk } = otelSdk();
   const sdk = startNodeSdk({
     spanProcessors: options.spanProcessors ?? spanProcessorsFromEnv(env),
     propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
@@ -87,6 +85,7 @@ async function flushGlobalTracerProvider(): Promise<void> {
 export function spanProcessorsFromEnv(env: TelemetryEnv): SpanProcessor[] {
   const names = (env['OTEL_TRACES_EXPORTER'] ?? 'otlp').split(',').map((n) => n.trim()).filter(Boolean);
   if (names.includes('none')) return [];
+  const { BatchSpanProcessor, ConsoleSpanExporter, OTLPTraceExporter, SimpleSpanProcessor } = otelSdk();
   const processors: SpanProcessor[] = [];
   if (names.includes('console')) processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
   if (names.length === 0 || names.includes('otlp')) {

@@ -166,6 +166,8 @@ describe('/docs', () => {
     const script = await app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
     expect(script.statusCode).toBe(200);
     expect(script.headers['content-type']).toMatch(/javascript/);
+    const elsewhere = await app.inject({ method: 'GET', url: '/docs/nothing-here' });
+    expect([elsewhere.statusCode, elsewhere.json().error.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
   });
 });
 

@@ -1,7 +1,5 @@
-import {
-  FORWARDS, KurrentDBClient, START, StreamNotFoundError, excludeSystemEvents, streamNameFilter,
-  type AllStreamResolvedEvent, type ResolvedEvent,
-} from '@kurrent/kurrentdb-client';
+import type { AllStreamResolvedEvent, KurrentDBClient, ResolvedEvent } from '@kurrent/kurrentdb-client';
+import { kurrent } from './kurrentdb-client.js';
 import type {
   AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent,
   SubscribeOptions, Subscription,
@@ -24,7 +22,7 @@ export class KurrentDbEventStore implements EventStore {
 
   /** `connectionString`: `kurrentdb://host:2113?tls=false`, or the deprecated `esdb://`. */
   constructor(connectionString: string) {
-    this.#client = KurrentDBClient.connectionString(connectionString);
+    this.#client = kurrent().KurrentDBClient.connectionString(connectionString);
   }
 
   append(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): Promise<AppendResult> {
@@ -44,8 +42,8 @@ export class KurrentDbEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const read = this.#client.readStream(stream, {
-      fromRevision: options.fromRevision ?? START,
-      direction: FORWARDS,
+      fromRevision: options.fromRevision ?? kurrent().START,
+      direction: kurrent().FORWARDS,
       ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
     });
     try {
@@ -59,8 +57,8 @@ export class KurrentDbEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const read = this.#client.readAll({
-      fromPosition: options.fromPosition === undefined ? START : toReadPosition(options.fromPosition),
-      direction: FORWARDS,
+      fromPosition: options.fromPosition === undefined ? kurrent().START : toReadPosition(options.fromPosition),
+      direction: kurrent().FORWARDS,
       filter: categoryFilter(options.category),
       ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
     });
@@ -90,8 +88,8 @@ export class KurrentDbEventStore implements EventStore {
  * named just `session`, but not `sessions-…`.
  */
 function categoryFilter(category: string | undefined) {
-  if (category === undefined) return excludeSystemEvents();
-  return streamNameFilter({ regex: `^${escapeRegex(category)}(-|$)` });
+  if (category === undefined) return kurrent().excludeSystemEvents();
+  return kurrent().streamNameFilter({ regex: `^${escapeRegex(category)}(-|$)` });
 }
 
 function escapeRegex(text: string): string {
@@ -107,5 +105,5 @@ async function collect(read: AsyncIterable<ResolvedEvent | AllStreamResolvedEven
 }
 
 function isStreamNotFound(error: unknown): boolean {
-  return error instanceof StreamNotFoundError;
+  return error instanceof kurrent().StreamNotFoundError;
 }

@@ -1,8 +1,7 @@
-import {
-  ANY, NO_STREAM, START, STREAM_EXISTS, WrongExpectedVersionError,
-  type AllStreamRecordedEvent, type AppendStreamState, type JSONEventData, type Position, type ReadPosition,
-  type RecordedEvent as KurrentRecordedEvent,
+import type {
+  AllStreamRecordedEvent, AppendStreamState, JSONEventData, Position, ReadPosition, RecordedEvent as KurrentRecordedEvent,
 } from '@kurrent/kurrentdb-client';
+import { kurrent } from './kurrentdb-client.js';
 import { randomUUID } from 'node:crypto';
 import {
   WrongExpectedRevisionError,
@@ -11,9 +10,9 @@ import {
 
 export function toStreamState(expected: ExpectedRevision): AppendStreamState {
   switch (expected) {
-    case 'any': return ANY;
-    case 'no_stream': return NO_STREAM;
-    case 'stream_exists': return STREAM_EXISTS;
+    case 'any': return kurrent().ANY;
+    case 'no_stream': return kurrent().NO_STREAM;
+    case 'stream_exists': return kurrent().STREAM_EXISTS;
     default: return expected;
   }
 }
@@ -32,7 +31,7 @@ export function toEventData(event: NewEvent): JSONEventData {
 
 /** Our WrongExpectedRevisionError for theirs; any other error passes through unchanged. */
 export function mapAppendError(error: unknown, stream: string, expected: ExpectedRevision): unknown {
-  if (!(error instanceof WrongExpectedVersionError)) return error;
+  if (!(error instanceof kurrent().WrongExpectedVersionError)) return error;
   const actual: ActualRevision = typeof error.actualState === 'bigint' ? error.actualState : 'no_stream';
   return new WrongExpectedRevisionError(stream, expected, actual);
 }
@@ -47,7 +46,7 @@ export function toReadPosition(position: bigint): Position {
 }
 
 export function subscriptionStart(from: SubscriptionStart): ReadPosition {
-  return from === 'start' ? START : toReadPosition(from);
+  return from === 'start' ? kurrent().START : toReadPosition(from);
 }
 
 export function isUserEvent(event: KurrentRecordedEvent | undefined): event is KurrentRecordedEvent {
