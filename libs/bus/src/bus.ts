@@ -19,17 +19,24 @@ export const BusHeader = {
 /** Message headers: lowercase names, one string value each. */
 export type BusHeaders = Record<string, string>;
 
-/** What a handler receives. `data` is the decoded JSON payload, not yet validated. */
+/**
+ * What a handler receives. From another process (`local` false) `data` is the decoded JSON
+ * payload, not yet validated: the handler parses it with its contract. From this very process
+ * (`local`: the embedded bus) it is the sender's own object, already typed by the contract at
+ * compile time: trusted as it is (parsed once, at the process's edge), and never to be mutated.
+ */
 export interface BusMessage<T = unknown> {
   subject: string;
   data: T;
   headers: BusHeaders;
+  local?: boolean;
 }
 
-/** What `request` resolves to: the handler's return value and the reply headers. */
+/** What `request` resolves to: the handler's return value and the reply headers (`local` as for BusMessage). */
 export interface BusReply<T = unknown> {
   data: T;
   headers: BusHeaders;
+  local?: boolean;
 }
 
 export interface RequestOptions {

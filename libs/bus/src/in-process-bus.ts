@@ -27,10 +27,12 @@ export interface InProcessBusOptions {
 }
 
 /**
- * The embedded transport: NATS semantics inside one process. Payloads are copied through
- * JSON (a handler never shares objects with its caller, and what does not survive JSON fails
- * here as it would over NATS); delivery is asynchronous; a queue group hands each message to
- * one member, round-robin; a request with several responders takes the first reply.
+ * The embedded transport: NATS semantics inside one process. Payloads are handed over as they
+ * are, not serialised (messages and replies are `local`: typed by their contract at compile
+ * time, parsed only where they cross a process boundary, and never mutated by the receiver);
+ * a handler's failure goes through the same error envelope as over NATS. Delivery is
+ * asynchronous; a queue group hands each message to one member, round-robin; a request with
+ * several responders takes the first reply.
  */
 export class InProcessBus implements Bus {
   private readonly subscriptions = new Set<LocalSubscription>();
@@ -50,20 +52,19 @@ export class InProcessBus implements Bus {
     return withProducerSpan('in_process', 'send', subject, options.headers, async (headers) => {
       const targets = this.route(subject);
       if (targets.length === 0) throw new NoResponderError(subject);
-      const payload = JSON.stringify(data ?? null);
-      const replies = targets.map((target) => this.deliver(target, subject, payload, headers));
+      const replies = targets.map((target) => this.deliver(target, subject, data ?? null, headers));
       const reply = await withDeadline(Promise.race(replies), subject, options.timeoutMs);
-      const envelope: unknown = JSON.parse(serializeEnvelope(reply.envelope));
-      return { data: openEnvelope(subject, envelope) as TReply, headers: reply.headers };
+      // A failure is carried as over NATS: only what `toRemoteErrorBody` lets out of the handler.
+      const replied = reply.envelope.ok ? reply.envelope.data : openEnvelope(subject, JSON.parse(serializeEnvelope(reply.envelope)));
+      return { data: replied as TReply, headers: reply.headers, local: true };
     });
   }
 
   async publish(subject: string, data: unknown, options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
     await withProducerSpan('in_process', 'publish', subject, options.headers, async (headers) => {
-      const payload = JSON.stringify(data ?? null);
       for (const target of this.route(subject)) {
-        void this.deliver(target, subject, payload, headers).then(({ envelope }) => {
+        void this.deliver(target, subject, data ?? null, headers).then(({ envelope }) => {
           if (!envelope.ok) this.logger.error({ subject, error: envelope.error }, 'event handler failed');
         });
       }
@@ -124,10 +125,10 @@ export class InProcessBus implements Bus {
     return route;
   }
 
-  private async deliver(target: LocalSubscription, subject: string, payload: string, headers: BusHeaders): Promise<HandledMessage> {
+  private async deliver(target: LocalSubscription, subject: string, data: unknown, headers: BusHeaders): Promise<HandledMessage> {
     // Yield first, as a network would: the handler never runs inside the caller's stack.
     await Promise.resolve();
-    const message = { subject, data: JSON.parse(payload) as unknown, headers: { ...headers } };
+    const message = { subject, data, headers: { ...headers }, local: true };
     return handleInbound('in_process', message, target.handler, target.queue);
   }
 

@@ -1,10 +1,11 @@
 import type { Context } from '@opentelemetry/api';
 import { context } from '@opentelemetry/api';
 import { ApiError, BUS_HEADERS, ErrorCode } from '@switchboard/contracts';
-import type { ReplyOf, RequestInput, SubjectContract } from '@switchboard/contracts';
+import { validationError } from '@switchboard/contracts';
+import type { ReplyOf, RequestOf, SubjectContract } from '@switchboard/contracts';
 import { injectTraceHeaders } from '@switchboard/telemetry';
 import type { z } from 'zod';
-import type { Bus, BusHeaders } from './bus.js';
+import type { Bus, BusHeaders, BusMessage, BusReply } from './bus.js';
 
 /** Deadline of a call when the caller names none. */
 export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
@@ -45,29 +46,41 @@ export class ServiceCallError extends ApiError {
   }
 }
 
-/** A message that broke its subject's contract: a bug on one side (a 500 at the gateway, logged). */
+/** A reply from another process that broke its subject's contract: a bug there (a 500 at the gateway, logged). */
 export class ContractViolationError extends Error {
   override readonly name = 'ContractViolationError';
-  constructor(subject: string, side: 'request' | 'reply', error: z.ZodError) {
+  constructor(subject: string, error: z.ZodError) {
     const issues = error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-    super(`${side} of ${subject} breaks its contract: ${issues}`);
+    super(`reply of ${subject} breaks its contract: ${issues}`);
   }
 }
 
 /**
- * The one way a process calls another service: `data` checked against the subject's request
- * schema, the standard headers set (`correlation-id`, `causation-id`, `account-id`, `traceparent`),
- * the deadline applied, the reply parsed by the subject's reply schema. A failure is a
- * ServiceCallError with the public code (a service's named error keeps its code, message and
- * details; a timeout is UPSTREAM_TIMEOUT; no responder or no bus is SERVICE_UNAVAILABLE) and its
- * CallOutcome. A bug is thrown as it is, for the caller to log: a contract broken on either side
- * (ContractViolationError), an INTERNAL_ERROR of the other service (its RemoteError), anything else.
+ * The one way a process calls another service: the standard headers set (`correlation-id`,
+ * `causation-id`, `account-id`, `traceparent`), the deadline applied. Messages are parsed where
+ * they cross a process boundary, once: `data` is typed by the subject's contract here (the
+ * handler of another process parses it with `parseRequest`), and a reply from another process is
+ * parsed by the subject's reply schema; within one process (the embedded bus) neither is parsed
+ * again. A failure is a ServiceCallError with the public code (a service's named error keeps its
+ * code, message and details; a timeout is UPSTREAM_TIMEOUT; no responder or no bus is
+ * SERVICE_UNAVAILABLE) and its CallOutcome. A bug is thrown as it is, for the caller to log: a
+ * reply that breaks its contract (ContractViolationError), an INTERNAL_ERROR of the other service
+ * (its RemoteError; a request that broke the contract is one), anything else.
  */
-export async function callService<S extends SubjectContract>(bus: Bus, subject: S, data: RequestInput<S>, options: CallOptions = {}): Promise<ReplyOf<S>> {
-  const checked = subject.request.safeParse(data);
-  if (!checked.success) throw new ContractViolationError(subject.subject, 'request', checked.error);
+export async function callService<S extends SubjectContract>(bus: Bus, subject: S, data: RequestOf<S>, options: CallOptions = {}): Promise<ReplyOf<S>> {
   const run = () => requestAndParse(bus, subject, data, options);
   return options.traceContext ? context.with(options.traceContext, run) : run();
+}
+
+/**
+ * A handler's request as its contract says: parsed (VALIDATION_ERROR with every problem) when it
+ * came from another process; as it is when it came from this one (typed by the sender's contract).
+ */
+export function parseRequest<S extends SubjectContract>(subject: S, message: Pick<BusMessage, 'data' | 'local'>): RequestOf<S> {
+  if (message.local) return message.data as RequestOf<S>;
+  const parsed = subject.request.safeParse(message.data);
+  if (!parsed.success) throw validationError(parsed.error);
+  return parsed.data as RequestOf<S>;
 }
 
 async function requestAndParse<S extends SubjectContract>(bus: Bus, subject: S, data: unknown, options: CallOptions): Promise<ReplyOf<S>> {
@@ -76,14 +89,15 @@ async function requestAndParse<S extends SubjectContract>(bus: Bus, subject: S, 
   if (options.causationId) headers[BUS_HEADERS.causationId] = options.causationId;
   if (options.accountId) headers[BUS_HEADERS.accountId] = options.accountId;
   injectTraceHeaders(headers);
-  let reply: unknown;
+  let reply: BusReply;
   try {
-    reply = (await bus.request(subject.subject, data, { timeoutMs: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, headers })).data;
+    reply = await bus.request(subject.subject, data, { timeoutMs: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, headers });
   } catch (error) {
     throw toServiceCallError(error, subject.subject) ?? error;
   }
-  const parsed = subject.reply.safeParse(reply);
-  if (!parsed.success) throw new ContractViolationError(subject.subject, 'reply', parsed.error);
+  if (reply.local) return reply.data as ReplyOf<S>;
+  const parsed = subject.reply.safeParse(reply.data);
+  if (!parsed.success) throw new ContractViolationError(subject.subject, parsed.error);
   return parsed.data as ReplyOf<S>;
 }
 

@@ -30,15 +30,19 @@ describe('InProcessBus', () => {
     ]));
   });
 
-  it('copies payloads, so a handler cannot change what its caller holds', async () => {
+  it('hands payloads and replies over as they are, marked local (nothing serialised within one process)', async () => {
     const bus = new InProcessBus();
-    await bus.subscribe('mutate', (message: { data: { items: number[] } }) => {
-      message.data.items.push(4);
-      return message.data;
-    });
     const sent = { items: [1, 2, 3] };
-    const reply = await bus.request('mutate', sent, { timeoutMs: 1_000 });
-    expect(sent.items).toEqual([1, 2, 3]);
-    expect(reply.data).toEqual({ items: [1, 2, 3, 4] });
+    const answer = { total: 6 };
+    let received: { data: unknown; local?: boolean } | undefined;
+    await bus.subscribe('sum', (message: { data: { items: number[] }; local?: boolean }) => {
+      received = message;
+      return answer;
+    });
+    const reply = await bus.request('sum', sent, { timeoutMs: 1_000 });
+    expect([received?.data, received?.local]).toEqual([sent, true]);
+    expect(received?.data).toBe(sent);
+    expect([reply.data, reply.local]).toEqual([answer, true]);
+    expect(reply.data).toBe(answer);
   });
 });

@@ -1,18 +1,13 @@
 import { Controller, Inject, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
-import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import { FeedSubjects, ReadySubjects, SessionsSubjects, subjectForEvent, validationError } from '@switchboard/contracts';
+import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { FeedSubjects, ReadySubjects, SessionsSubjects, subjectForEvent } from '@switchboard/contracts';
 import type { ReplyOf, RequestOf, SubjectContract } from '@switchboard/contracts';
 import type { SessionsApi } from './api.js';
+import { parseRequest } from '@switchboard/bus';
+import type { BusContext } from '@switchboard/bus';
 
 const SESSIONS_API = Symbol('SessionsApi');
-
-/** Bus messages are parsed at the boundary; a malformed one is a VALIDATION_ERROR, not a crash. */
-function parse<C extends SubjectContract>(contract: C, data: unknown): RequestOf<C> {
-  const parsed = contract.request.safeParse(data);
-  if (!parsed.success) throw validationError(parsed.error);
-  return parsed.data as RequestOf<C>;
-}
 
 type Reply<C extends SubjectContract> = ReplyOf<C> | Promise<ReplyOf<C>>;
 
@@ -21,28 +16,28 @@ export class SessionsController {
   constructor(@Inject(SESSIONS_API) private readonly api: SessionsApi) {}
 
   @MessagePattern(SessionsSubjects.create.subject)
-  create(@Payload() data: unknown): Reply<typeof SessionsSubjects.create> {
-    return this.api.create(parse(SessionsSubjects.create, data));
+  create(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.create> {
+    return this.api.create(parseRequest(SessionsSubjects.create, ctx.getMessage()));
   }
 
   @MessagePattern(SessionsSubjects.get.subject)
-  get(@Payload() data: unknown): Reply<typeof SessionsSubjects.get> {
-    return this.api.get(parse(SessionsSubjects.get, data));
+  get(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.get> {
+    return this.api.get(parseRequest(SessionsSubjects.get, ctx.getMessage()));
   }
 
   @MessagePattern(SessionsSubjects.list.subject)
-  list(@Payload() data: unknown): Reply<typeof SessionsSubjects.list> {
-    return this.api.list(parse(SessionsSubjects.list, data));
+  list(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.list> {
+    return this.api.list(parseRequest(SessionsSubjects.list, ctx.getMessage()));
   }
 
   @MessagePattern(SessionsSubjects.delete.subject)
-  delete(@Payload() data: unknown): Reply<typeof SessionsSubjects.delete> {
-    return this.api.delete(parse(SessionsSubjects.delete, data));
+  delete(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.delete> {
+    return this.api.delete(parseRequest(SessionsSubjects.delete, ctx.getMessage()));
   }
 
   @MessagePattern(SessionsSubjects.deleteAll.subject)
-  deleteAll(@Payload() data: unknown): Reply<typeof SessionsSubjects.deleteAll> {
-    return this.api.deleteAll(parse(SessionsSubjects.deleteAll, data));
+  deleteAll(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.deleteAll> {
+    return this.api.deleteAll(parseRequest(SessionsSubjects.deleteAll, ctx.getMessage()));
   }
 
   /** One replica per fact (the queue group), as a request would be: two would race to log one device out. */
@@ -52,18 +47,18 @@ export class SessionsController {
   }
 
   @MessagePattern(SessionsSubjects.qr.subject)
-  qr(@Payload() data: unknown): Reply<typeof SessionsSubjects.qr> {
-    return this.api.qr(parse(SessionsSubjects.qr, data));
+  qr(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.qr> {
+    return this.api.qr(parseRequest(SessionsSubjects.qr, ctx.getMessage()));
   }
 
   @MessagePattern(SessionsSubjects.send.subject)
-  send(@Payload() data: unknown): Reply<typeof SessionsSubjects.send> {
-    return this.api.send(parse(SessionsSubjects.send, data));
+  send(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.send> {
+    return this.api.send(parseRequest(SessionsSubjects.send, ctx.getMessage()));
   }
 
   @MessagePattern(FeedSubjects.sessions.subject)
-  feed(@Payload() data: unknown): Reply<typeof FeedSubjects.sessions> {
-    return this.api.feed(parse(FeedSubjects.sessions, data));
+  feed(@Ctx() ctx: BusContext): Reply<typeof FeedSubjects.sessions> {
+    return this.api.feed(parseRequest(FeedSubjects.sessions, ctx.getMessage()));
   }
 
   @MessagePattern(ReadySubjects.sessions.subject)

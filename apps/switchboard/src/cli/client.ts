@@ -1,7 +1,7 @@
 import { QuotaSubjects, SessionsSubjects } from '@switchboard/contracts';
 import type {
   AccountRef, AccountView, ApiKeyView, CloseAccountReply, CreateAccountCommand, CreateAccountReply, CreateKeyCommand,
-  ListAccountsReply, ListAccountsRequest, ListKeysReply, ReplyOf, RequestInput, RevokeKeyCommand, RevokeKeyReply, SubjectContract,
+  ListAccountsReply, ListAccountsRequest, ListKeysReply, ReplyOf, RequestOf, RevokeKeyCommand, RevokeKeyReply, SubjectContract,
   UpdateAccountCommand,
 } from '@switchboard/contracts';
 import { callService } from '@switchboard/bus';
@@ -33,7 +33,7 @@ const deleteAllTimeoutMs = 60_000;
 
 /** Distributed mode: requests to the services (any replica) over the bus, the subjects the gateway uses. */
 export function busClient(bus: Bus): AdminClient {
-  const ask = async <C extends SubjectContract>(contract: C, data: RequestInput<C>, deadline = timeoutMs): Promise<ReplyOf<C>> =>
+  const ask = async <C extends SubjectContract>(contract: C, data: RequestOf<C>, deadline = timeoutMs): Promise<ReplyOf<C>> =>
     callService(bus, contract, data, { timeoutMs: deadline });
   const S = QuotaSubjects;
   return {

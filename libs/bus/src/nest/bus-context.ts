@@ -7,6 +7,11 @@ export class BusContext extends BaseRpcContext<[BusMessage]> {
     super([message]);
   }
 
+  /** The message itself (its `data`, and whether it came from this process: see `parseRequest`). */
+  getMessage(): BusMessage {
+    return this.args[0];
+  }
+
   getSubject(): string {
     return this.args[0].subject;
   }

@@ -1,18 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { EventsSubjects, ReadySubjects, validationError } from '@switchboard/contracts';
+import { Ctx, MessagePattern } from '@nestjs/microservices';
+import { EventsSubjects, ReadySubjects } from '@switchboard/contracts';
 import type { SubjectContract } from '@switchboard/contracts';
-import type { z } from 'zod';
 import { EventsApi } from './events-api.js';
+import { parseRequest } from '@switchboard/bus';
+import type { BusContext } from '@switchboard/bus';
 
 const S = EventsSubjects;
-
-/** Bus messages are parsed at the boundary; a malformed one is a VALIDATION_ERROR, not a crash. */
-function parse<C extends SubjectContract>(contract: C, body: unknown): z.output<C['request']> {
-  const parsed = contract.request.safeParse(body);
-  if (!parsed.success) throw validationError(parsed.error);
-  return parsed.data as z.output<C['request']>;
-}
 
 /** Every `EventsSubjects` request, bound to the events API (queue group `events`). */
 @Controller()
@@ -20,56 +14,56 @@ export class EventsController {
   constructor(@Inject(EventsApi) private readonly api: EventsApi) {}
 
   @MessagePattern(S.createWebhook.subject)
-  createWebhook(@Payload() body: unknown) {
-    const request = parse(S.createWebhook, body);
+  createWebhook(@Ctx() ctx: BusContext) {
+    const request = parseRequest(S.createWebhook, ctx.getMessage());
     return this.api.createWebhook(request.accountId, request.body);
   }
 
   @MessagePattern(S.listWebhooks.subject)
-  listWebhooks(@Payload() body: unknown) {
-    return this.api.listWebhooks(parse(S.listWebhooks, body).accountId);
+  listWebhooks(@Ctx() ctx: BusContext) {
+    return this.api.listWebhooks(parseRequest(S.listWebhooks, ctx.getMessage()).accountId);
   }
 
   @MessagePattern(S.getWebhook.subject)
-  getWebhook(@Payload() body: unknown) {
-    return this.api.getWebhook(parse(S.getWebhook, body));
+  getWebhook(@Ctx() ctx: BusContext) {
+    return this.api.getWebhook(parseRequest(S.getWebhook, ctx.getMessage()));
   }
 
   @MessagePattern(S.updateWebhook.subject)
-  updateWebhook(@Payload() body: unknown) {
-    const { body: changes, ...ref } = parse(S.updateWebhook, body);
+  updateWebhook(@Ctx() ctx: BusContext) {
+    const { body: changes, ...ref } = parseRequest(S.updateWebhook, ctx.getMessage());
     return this.api.updateWebhook(ref, changes);
   }
 
   @MessagePattern(S.deleteWebhook.subject)
-  deleteWebhook(@Payload() body: unknown) {
-    return this.api.deleteWebhook(parse(S.deleteWebhook, body));
+  deleteWebhook(@Ctx() ctx: BusContext) {
+    return this.api.deleteWebhook(parseRequest(S.deleteWebhook, ctx.getMessage()));
   }
 
   @MessagePattern(S.rotateSecret.subject)
-  rotateSecret(@Payload() body: unknown) {
-    return this.api.rotateSecret(parse(S.rotateSecret, body));
+  rotateSecret(@Ctx() ctx: BusContext) {
+    return this.api.rotateSecret(parseRequest(S.rotateSecret, ctx.getMessage()));
   }
 
   @MessagePattern(S.listDeliveries.subject)
-  listDeliveries(@Payload() body: unknown) {
-    return this.api.listDeliveries(parse(S.listDeliveries, body));
+  listDeliveries(@Ctx() ctx: BusContext) {
+    return this.api.listDeliveries(parseRequest(S.listDeliveries, ctx.getMessage()));
   }
 
   @MessagePattern(S.replay.subject)
-  replay(@Payload() body: unknown) {
-    const { body: window, ...ref } = parse(S.replay, body);
+  replay(@Ctx() ctx: BusContext) {
+    const { body: window, ...ref } = parseRequest(S.replay, ctx.getMessage());
     return this.api.replay(ref, window);
   }
 
   @MessagePattern(S.test.subject)
-  test(@Payload() body: unknown) {
-    return this.api.test(parse(S.test, body));
+  test(@Ctx() ctx: BusContext) {
+    return this.api.test(parseRequest(S.test, ctx.getMessage()));
   }
 
   @MessagePattern(S.readStream.subject)
-  readStream(@Payload() body: unknown) {
-    return this.api.readStream(parse(S.readStream, body));
+  readStream(@Ctx() ctx: BusContext) {
+    return this.api.readStream(parseRequest(S.readStream, ctx.getMessage()));
   }
 
   @MessagePattern(ReadySubjects.events.subject)

@@ -1,5 +1,5 @@
 import { ApiError, pathsOf, validationError } from '@switchboard/contracts';
-import type { ApiKeyScope, EndpointContract, ReplyOf, RequestInput, SubjectContract, ValidationIssue } from '@switchboard/contracts';
+import type { ApiKeyScope, EndpointContract, ReplyOf, RequestOf, SubjectContract, ValidationIssue } from '@switchboard/contracts';
 import type { SwitchboardConfig } from '@switchboard/service-kit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -36,7 +36,7 @@ export interface RouteContext<E extends EndpointContract> {
   readonly config: SwitchboardConfig;
   readonly logger: FastifyBaseLogger;
   /** `callService` with this request's trace, correlation id and account id filled in. */
-  call<S extends SubjectContract>(subject: S, data: RequestInput<S>, options?: { timeoutMs?: number }): Promise<ReplyOf<S>>;
+  call<S extends SubjectContract>(subject: S, data: RequestOf<S>, options?: { timeoutMs?: number }): Promise<ReplyOf<S>>;
 }
 
 /** Returns the success body (envelope included); it is checked against `endpoint.response`. */
@@ -94,7 +94,7 @@ async function runHandler<E extends EndpointContract>(
   reply.code(endpoint.status);
   const result = await handler(routeContext(app, request, reply, input) as RouteContext<E>);
   const checked = endpoint.response.safeParse(result);
-  if (!checked.success) throw new ContractViolationError(`${endpoint.method} ${endpoint.path}`, 'reply', checked.error);
+  if (!checked.success) throw new ContractViolationError(`${endpoint.method} ${endpoint.path}`, checked.error);
   return checked.data;
 }
 

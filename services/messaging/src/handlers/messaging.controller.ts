@@ -1,19 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { FeedSubjects, MessagingSubjects, ReadySubjects, validationError } from '@switchboard/contracts';
+import { Ctx, MessagePattern } from '@nestjs/microservices';
+import { FeedSubjects, MessagingSubjects, ReadySubjects } from '@switchboard/contracts';
+import { parseRequest } from '@switchboard/bus';
 import type { BusContext } from '@switchboard/bus';
-import type { z } from 'zod';
 import type { SendRequest } from '../send/prepare.js';
 import { MessagingApi } from './messaging-api.js';
 
 const S = MessagingSubjects;
-
-/** Parses a bus request with its contract schema: VALIDATION_ERROR with every problem otherwise. */
-function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw validationError(parsed.error);
-  return parsed.data;
-}
 
 type SendSubject = typeof S.sendText | typeof S.sendMedia | typeof S.sendLocation | typeof S.sendButtons;
 
@@ -23,53 +16,53 @@ export class MessagingController {
   constructor(@Inject(MessagingApi) private readonly api: MessagingApi) {}
 
   @MessagePattern(S.sendText.subject)
-  sendText(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.send(S.sendText, 'text', body, ctx);
+  sendText(@Ctx() ctx: BusContext) {
+    return this.send(S.sendText, 'text', ctx);
   }
 
   @MessagePattern(S.sendMedia.subject)
-  sendMedia(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.send(S.sendMedia, 'media', body, ctx);
+  sendMedia(@Ctx() ctx: BusContext) {
+    return this.send(S.sendMedia, 'media', ctx);
   }
 
   @MessagePattern(S.sendLocation.subject)
-  sendLocation(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.send(S.sendLocation, 'location', body, ctx);
+  sendLocation(@Ctx() ctx: BusContext) {
+    return this.send(S.sendLocation, 'location', ctx);
   }
 
   @MessagePattern(S.sendButtons.subject)
-  sendButtons(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.send(S.sendButtons, 'buttons', body, ctx);
+  sendButtons(@Ctx() ctx: BusContext) {
+    return this.send(S.sendButtons, 'buttons', ctx);
   }
 
   @MessagePattern(S.get.subject)
-  get(@Payload() body: unknown) {
-    return this.api.get(parse(S.get.request, body));
+  get(@Ctx() ctx: BusContext) {
+    return this.api.get(parseRequest(S.get, ctx.getMessage()));
   }
 
   @MessagePattern(S.recordInbound.subject)
-  recordInbound(@Payload() body: unknown) {
-    return this.api.recordInbound(parse(S.recordInbound.request, body));
+  recordInbound(@Ctx() ctx: BusContext) {
+    return this.api.recordInbound(parseRequest(S.recordInbound, ctx.getMessage()));
   }
 
   @MessagePattern(S.history.subject)
-  history(@Payload() body: unknown) {
-    return this.api.history(parse(S.history.request, body));
+  history(@Ctx() ctx: BusContext) {
+    return this.api.history(parseRequest(S.history, ctx.getMessage()));
   }
 
   @MessagePattern(S.media.subject)
-  media(@Payload() body: unknown) {
-    return this.api.media(parse(S.media.request, body));
+  media(@Ctx() ctx: BusContext) {
+    return this.api.media(parseRequest(S.media, ctx.getMessage()));
   }
 
   @MessagePattern(S.recordReceipt.subject)
-  recordReceipt(@Payload() body: unknown) {
-    return this.api.recordReceipt(parse(S.recordReceipt.request, body));
+  recordReceipt(@Ctx() ctx: BusContext) {
+    return this.api.recordReceipt(parseRequest(S.recordReceipt, ctx.getMessage()));
   }
 
   @MessagePattern(FeedSubjects.messaging.subject)
-  feed(@Payload() body: unknown) {
-    return this.api.feed(parse(FeedSubjects.messaging.request, body));
+  feed(@Ctx() ctx: BusContext) {
+    return this.api.feed(parseRequest(FeedSubjects.messaging, ctx.getMessage()));
   }
 
   @MessagePattern(ReadySubjects.messaging.subject)
@@ -77,8 +70,8 @@ export class MessagingController {
     return this.api.readiness();
   }
 
-  private send(subject: SendSubject, kind: SendRequest['kind'], body: unknown, ctx: BusContext) {
-    const command = parse(subject.request, body);
+  private send(subject: SendSubject, kind: SendRequest['kind'], ctx: BusContext) {
+    const command = parseRequest(subject, ctx.getMessage());
     const request = { kind, body: command.body } as SendRequest;
     return this.api.send(request, {
       accountId: command.accountId,

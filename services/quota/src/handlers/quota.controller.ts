@@ -1,20 +1,13 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { QuotaSubjects, ReadySubjects, validationError } from '@switchboard/contracts';
+import { Ctx, MessagePattern } from '@nestjs/microservices';
+import { QuotaSubjects, ReadySubjects } from '@switchboard/contracts';
 import type { ReadyReply } from '@switchboard/contracts';
-import type { z } from 'zod';
+import { parseRequest } from '@switchboard/bus';
 import type { BusContext } from '@switchboard/bus';
 import { QuotaApi } from '../application/quota-api.js';
 import type { CallContext } from '../application/quota-core.js';
 
 const S = QuotaSubjects;
-
-/** Parses a bus request with its contract schema: VALIDATION_ERROR with every problem otherwise. */
-function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw validationError(parsed.error);
-  return parsed.data;
-}
 
 function callOf(ctx: BusContext): CallContext {
   const headers = ctx.getHeaders();
@@ -39,67 +32,67 @@ export class QuotaController {
   }
 
   @MessagePattern(S.authenticate.subject)
-  authenticate(@Payload() body: unknown) {
-    return this.api.authenticate(parse(S.authenticate.request, body));
+  authenticate(@Ctx() ctx: BusContext) {
+    return this.api.authenticate(parseRequest(S.authenticate, ctx.getMessage()));
   }
 
   @MessagePattern(S.reserveSession.subject)
-  reserveSession(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.reserveSession(parse(S.reserveSession.request, body), callOf(ctx));
+  reserveSession(@Ctx() ctx: BusContext) {
+    return this.api.reserveSession(parseRequest(S.reserveSession, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.releaseSession.subject)
-  releaseSession(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.releaseSession(parse(S.releaseSession.request, body), callOf(ctx));
+  releaseSession(@Ctx() ctx: BusContext) {
+    return this.api.releaseSession(parseRequest(S.releaseSession, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.reserveDaily.subject)
-  reserveDaily(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.reserveDaily(parse(S.reserveDaily.request, body), callOf(ctx));
+  reserveDaily(@Ctx() ctx: BusContext) {
+    return this.api.reserveDaily(parseRequest(S.reserveDaily, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.refundDaily.subject)
-  refundDaily(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.refundDaily(parse(S.refundDaily.request, body), callOf(ctx));
+  refundDaily(@Ctx() ctx: BusContext) {
+    return this.api.refundDaily(parseRequest(S.refundDaily, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.accounts.create.subject)
-  createAccount(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.createAccount(parse(S.accounts.create.request, body), callOf(ctx));
+  createAccount(@Ctx() ctx: BusContext) {
+    return this.api.createAccount(parseRequest(S.accounts.create, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.accounts.get.subject)
-  getAccount(@Payload() body: unknown) {
-    return this.api.getAccount(parse(S.accounts.get.request, body));
+  getAccount(@Ctx() ctx: BusContext) {
+    return this.api.getAccount(parseRequest(S.accounts.get, ctx.getMessage()));
   }
 
   @MessagePattern(S.accounts.list.subject)
-  listAccounts(@Payload() body: unknown) {
-    return this.api.listAccounts(parse(S.accounts.list.request, body));
+  listAccounts(@Ctx() ctx: BusContext) {
+    return this.api.listAccounts(parseRequest(S.accounts.list, ctx.getMessage()));
   }
 
   @MessagePattern(S.accounts.update.subject)
-  updateAccount(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.updateAccount(parse(S.accounts.update.request, body), callOf(ctx));
+  updateAccount(@Ctx() ctx: BusContext) {
+    return this.api.updateAccount(parseRequest(S.accounts.update, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.accounts.close.subject)
-  closeAccount(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.closeAccount(parse(S.accounts.close.request, body), callOf(ctx));
+  closeAccount(@Ctx() ctx: BusContext) {
+    return this.api.closeAccount(parseRequest(S.accounts.close, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.keys.create.subject)
-  createKey(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.createKey(parse(S.keys.create.request, body), callOf(ctx));
+  createKey(@Ctx() ctx: BusContext) {
+    return this.api.createKey(parseRequest(S.keys.create, ctx.getMessage()), callOf(ctx));
   }
 
   @MessagePattern(S.keys.list.subject)
-  listKeys(@Payload() body: unknown) {
-    return this.api.listKeys(parse(S.keys.list.request, body));
+  listKeys(@Ctx() ctx: BusContext) {
+    return this.api.listKeys(parseRequest(S.keys.list, ctx.getMessage()));
   }
 
   @MessagePattern(S.keys.revoke.subject)
-  revokeKey(@Payload() body: unknown, @Ctx() ctx: BusContext) {
-    return this.api.revokeKey(parse(S.keys.revoke.request, body), callOf(ctx));
+  revokeKey(@Ctx() ctx: BusContext) {
+    return this.api.revokeKey(parseRequest(S.keys.revoke, ctx.getMessage()), callOf(ctx));
   }
 }

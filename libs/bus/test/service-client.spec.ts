@@ -1,0 +1,97 @@
+import { ApiError, defineSubject } from '@switchboard/contracts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { Bus, BusMessage } from '../src/bus.js';
+import { InProcessBus } from '../src/in-process-bus.js';
+import { NatsBus } from '../src/nats-bus.js';
+import { callService, ContractViolationError, parseRequest, ServiceCallError } from '../src/service-client.js';
+import { uniquePrefix } from './support.js';
+
+/** The shared NATS server of this machine; tests only use subjects under a unique prefix. */
+const SHARED_NATS = process.env['SWITCHBOARD_NATS_URL'] ?? 'nats://127.0.0.1:4222';
+const silent = { error() {}, warn() {}, info() {} };
+
+/** A caller and a responder: the same bus in one process, or two NATS connections (two processes). */
+const transports = {
+  'in-process': async () => {
+    const bus = new InProcessBus({ logger: silent });
+    return { caller: bus, responder: bus, close: () => bus.close() };
+  },
+  nats: async () => {
+    const [caller, responder] = await Promise.all([0, 1].map(() => NatsBus.connect({ servers: SHARED_NATS, name: 'service-client-test' })));
+    return { caller: caller!, responder: responder!, close: async () => void (await Promise.all([caller!.close(), responder!.close()])) };
+  },
+};
+
+for (const [transport, open] of Object.entries(transports)) {
+  describe(`callService, the one way to call another service (${transport})`, () => {
+    let caller: Bus;
+    let responder: Bus;
+    let close: () => Promise<void>;
+    let Echo: ReturnType<typeof echoSubject>;
+    beforeEach(async () => {
+      ({ caller, responder, close } = await open());
+      Echo = echoSubject(`${uniquePrefix()}.echo`);
+    });
+    afterEach(() => close());
+
+    it('sets the standard headers, and parses a message only where it crosses a process boundary', async () => {
+      let seen: Record<string, string> = {};
+      await responder.subscribe(Echo.subject, (message: BusMessage) => {
+        seen = message.headers;
+        return { echoed: parseRequest(Echo, message).text };
+      });
+      const requestParses = vi.spyOn(Echo.request, 'safeParse');
+      const replyParses = vi.spyOn(Echo.reply, 'safeParse');
+      const reply = await callService(caller, Echo, { text: 'hi' }, { correlationId: 'req-1', causationId: 'evt-9', accountId: 'acc_1' });
+      expect(reply).toEqual({ echoed: 'hi' });
+      expect(seen).toMatchObject({ 'correlation-id': 'req-1', 'causation-id': 'evt-9', 'account-id': 'acc_1' });
+      // Over NATS: the handler parses the request, the caller the reply, once each. In one process: neither.
+      const once = transport === 'nats' ? 1 : 0;
+      expect([requestParses.mock.calls.length, replyParses.mock.calls.length]).toEqual([once, once]);
+    });
+
+    it('keeps a named refusal\'s code, message and details, as refused', async () => {
+      await responder.subscribe(Echo.subject, () => {
+        throw new ApiError('SESSION_LIMIT_REACHED', 'The plan allows 1 concurrent session.', { limit: 1, used: 1 });
+      });
+      const failure = await callService(caller, Echo, { text: 'hi' }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ServiceCallError);
+      expect(failure).toMatchObject({ outcome: 'refused', code: 'SESSION_LIMIT_REACHED', message: 'The plan allows 1 concurrent session.', details: { limit: 1, used: 1 }, httpStatus: 429, subject: Echo.subject });
+    });
+
+    it('says nobody got it when nobody listens, and maybe when the deadline passed', async () => {
+      await expect(callService(caller, Echo, { text: 'hi' })).rejects.toMatchObject({ outcome: 'not_delivered', code: 'SERVICE_UNAVAILABLE' });
+      await responder.subscribe(Echo.subject, () => new Promise(() => undefined));
+      await expect(callService(caller, Echo, { text: 'hi' }, { timeoutMs: 50 })).rejects.toMatchObject({ outcome: 'unknown', code: 'UPSTREAM_TIMEOUT' });
+    });
+
+    it('throws the other side\'s internal error as it is (a bug, not a refusal)', async () => {
+      await responder.subscribe(Echo.subject, () => {
+        throw new Error('boom');
+      });
+      const internal = await callService(caller, Echo, { text: 'crash' }).catch((error: unknown) => error);
+      expect(internal).not.toBeInstanceOf(ServiceCallError);
+      expect(internal).toMatchObject({ name: 'RemoteError', code: 'INTERNAL_ERROR' });
+    });
+  });
+}
+
+describe('across a process boundary (NATS)', () => {
+  it('refuses a request that breaks the contract with VALIDATION_ERROR, and throws a reply that breaks it as a bug', async () => {
+    const { caller, responder, close } = await transports.nats();
+    try {
+      const Echo = echoSubject(`${uniquePrefix()}.echo`);
+      await responder.subscribe(Echo.subject, (message: BusMessage) => (parseRequest(Echo, message).text === 'wrong' ? { wrong: true } : { echoed: 'ok' }));
+      // A caller of another build (or another language) sends what it likes: the handler's parse is the guard.
+      await expect(callService(caller, Echo, { text: '' })).rejects.toMatchObject({ outcome: 'refused', code: 'VALIDATION_ERROR' });
+      await expect(callService(caller, Echo, { text: 'wrong' })).rejects.toThrow(ContractViolationError);
+    } finally {
+      await close();
+    }
+  });
+});
+
+function echoSubject(subject: string) {
+  return defineSubject(subject, z.object({ text: z.string().min(1) }), z.object({ echoed: z.string() }));
+}
