@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ApiError } from '../errors/api-error.js';
+import type { ErrorCode } from '../errors/codes.js';
 import { IdempotencyRef } from '../common/idempotency.js';
 import { AccountId, MessageId, SessionId } from '../common/ids.js';
 import { Phone } from '../common/phone.js';
@@ -91,6 +93,36 @@ export const DeliverMessageCommand = z
     message: 'media bytes are required for, and only for, media content',
   });
 export type DeliverMessageCommand = z.infer<typeof DeliverMessageCommand>;
+
+/**
+ * Refusals of sb.v1.sessions.send that mean the message never reached the network (nothing was
+ * written to it): its daily unit may be given back, and a retry cannot send it twice.
+ */
+const NEVER_SENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'SESSION_NOT_CONNECTED', 'SESSION_NOT_FOUND', 'RECIPIENT_NOT_ON_CHAT_NETWORK', 'MESSAGE_NOT_FOUND',
+  'MEDIA_UNREACHABLE', 'MEDIA_TOO_LARGE', 'MEDIA_TYPE_MISMATCH', 'VALIDATION_ERROR',
+]);
+
+/** `details` of a CHAT_NETWORK_ERROR from sb.v1.sessions.send that says whether the network got the message. */
+export const DeliveryFailureDetails = z.object({ reachedNetwork: z.boolean() });
+export type DeliveryFailureDetails = z.infer<typeof DeliveryFailureDetails>;
+
+/** The CHAT_NETWORK_ERROR of a send that was not written to the network (a socket being restored). */
+export function notSentError(message: string): ApiError {
+  return new ApiError('CHAT_NETWORK_ERROR', message, { reachedNetwork: false } satisfies DeliveryFailureDetails);
+}
+
+/**
+ * Whether a failed sb.v1.sessions.send reached the chat network: `false` when it certainly did not
+ * (a refusal before the network, or a CHAT_NETWORK_ERROR that says so), `true` when sessions says
+ * it did, `undefined` when nobody knows (a CHAT_NETWORK_ERROR mid-send, a timeout, a bug).
+ */
+export function reachedNetwork(error: Pick<ApiError, 'code' | 'details'>): boolean | undefined {
+  if (NEVER_SENT_CODES.has(error.code)) return false;
+  if (error.code !== 'CHAT_NETWORK_ERROR') return undefined;
+  const details = DeliveryFailureDetails.safeParse(error.details);
+  return details.success ? details.data.reachedNetwork : undefined;
+}
 
 /** Reply of sb.v1.sessions.send. */
 export const DeliverMessageReply = z.object({

@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
+import type * as Core from '@opentelemetry/core';
+import type * as OtlpExporter from '@opentelemetry/exporter-trace-otlp-proto';
+import type * as SdkNode from '@opentelemetry/sdk-node';
+import type * as SdkTrace from '@opentelemetry/sdk-trace';
 
-type OtelSdk = typeof import('@opentelemetry/sdk-node') &
-  typeof import('@opentelemetry/sdk-trace') &
-  typeof import('@opentelemetry/exporter-trace-otlp-proto') &
-  Pick<typeof import('@opentelemetry/core'), 'W3CBaggagePropagator' | 'W3CTraceContextPropagator'>;
+type OtelSdk = typeof SdkNode & typeof SdkTrace & typeof OtlpExporter & Pick<typeof Core, 'W3CBaggagePropagator' | 'W3CTraceContextPropagator'>;
 
 const require = createRequire(import.meta.url);
 let loaded: OtelSdk | undefined;
@@ -15,10 +16,10 @@ let loaded: OtelSdk | undefined;
  */
 export function otelSdk(): OtelSdk {
   loaded ??= {
-    ...(require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node')),
-    ...(require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')),
-    ...(require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')),
-    ...(require('@opentelemetry/core') as typeof import('@opentelemetry/core')),
+    ...(require('@opentelemetry/sdk-node') as typeof SdkNode),
+    ...(require('@opentelemetry/sdk-trace') as typeof SdkTrace),
+    ...(require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpExporter),
+    ...(require('@opentelemetry/core') as typeof Core),
   } as OtelSdk;
   return loaded;
 }

@@ -2,10 +2,10 @@ import { Controller, Inject, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { FeedSubjects, ReadySubjects, SessionsSubjects, subjectForEvent } from '@switchboard/contracts';
-import type { ReplyOf, RequestOf, SubjectContract } from '@switchboard/contracts';
-import type { SessionsApi } from './api.js';
+import type { ReplyOf, SubjectContract } from '@switchboard/contracts';
 import { parseRequest } from '@switchboard/bus';
 import type { BusContext } from '@switchboard/bus';
+import type { SessionsApi } from './api.js';
 
 const SESSIONS_API = Symbol('SessionsApi');
 

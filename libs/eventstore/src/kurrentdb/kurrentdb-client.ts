@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
+import type * as KurrentClient from '@kurrent/kurrentdb-client';
 
-type KurrentClientModule = typeof import('@kurrent/kurrentdb-client');
+type KurrentClientModule = typeof KurrentClient;
 
 const require = createRequire(import.meta.url);
 let loaded: KurrentClientModule | undefined;

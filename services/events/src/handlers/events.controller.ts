@@ -1,10 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern } from '@nestjs/microservices';
 import { EventsSubjects, ReadySubjects } from '@switchboard/contracts';
-import type { SubjectContract } from '@switchboard/contracts';
-import { EventsApi } from './events-api.js';
 import { parseRequest } from '@switchboard/bus';
 import type { BusContext } from '@switchboard/bus';
+import { EventsApi } from './events-api.js';
 
 const S = EventsSubjects;
 

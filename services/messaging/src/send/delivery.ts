@@ -1,4 +1,4 @@
-import { ApiError, QuotaSubjects, SessionsSubjects, eventRef, messageStream } from '@switchboard/contracts';
+import { ApiError, QuotaSubjects, SessionsSubjects, eventRef, messageStream, reachedNetwork } from '@switchboard/contracts';
 import type { DeliverMessageCommand, QuotedRef } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
@@ -24,12 +24,6 @@ export interface DeliveryOptions {
   retryDelaysMs?: readonly number[];
   onOutcome?: (messageId: string, outcome: DeliveryOutcome) => void;
 }
-
-/** Refusals by sessions that mean the message never reached the network: its unit goes back. */
-const NEVER_SENT = new Set<string>([
-  'SESSION_NOT_CONNECTED', 'SESSION_NOT_FOUND', 'RECIPIENT_NOT_ON_CHAT_NETWORK', 'MESSAGE_NOT_FOUND',
-  'MEDIA_UNREACHABLE', 'MEDIA_TOO_LARGE', 'MEDIA_TYPE_MISMATCH', 'VALIDATION_ERROR',
-]);
 
 /**
  * Takes an accepted message to the network through `sessions.send` and records the outcome in its
@@ -150,14 +144,12 @@ export class Delivery {
 
 /** Sessions could not reach the network (reconnecting, connection moving): try again shortly. */
 function isTransient(error: ApiError): boolean {
-  return error.code === 'CHAT_NETWORK_ERROR' && (error.details as { reachedNetwork?: unknown } | undefined)?.reachedNetwork === false;
+  return error.code === 'CHAT_NETWORK_ERROR' && reachedNetwork(error) === false;
 }
 
-/** CHAT_NETWORK_ERROR is refunded only when sessions says the network never got it. */
+/** A unit is given back only when the network certainly never got the message. */
 function isRefundable(error: ApiError): boolean {
-  if (NEVER_SENT.has(error.code)) return true;
-  const details = error.details as { reachedNetwork?: unknown } | undefined;
-  return error.code === 'CHAT_NETWORK_ERROR' && details?.reachedNetwork === false;
+  return reachedNetwork(error) === false;
 }
 
 export function outcomeOf(state: AcceptedState): DeliveryOutcome {

@@ -1,4 +1,4 @@
-import { ApiError } from '@switchboard/contracts';
+import { ApiError, notSentError } from '@switchboard/contracts';
 import type { DeliverMessageCommand, DeliverMessageReply } from '@switchboard/contracts';
 import { SpanKind, processMetrics, runInSpan, timeAsync } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
@@ -120,10 +120,8 @@ async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, m
 function asApiError(error: unknown): unknown {
   if (error instanceof RecipientNotOnNetworkError) return new ApiError('RECIPIENT_NOT_ON_CHAT_NETWORK');
   // The session is connected, but its socket is being restored after a drop: retryable.
-  // `reachedNetwork: false`: nothing was written, so messaging may retry or refund safely.
-  if (error instanceof NotConnectedError) {
-    return new ApiError('CHAT_NETWORK_ERROR', 'The session is reconnecting to the chat network; retry shortly.', { reachedNetwork: false });
-  }
+  // Nothing was written, so messaging may retry or refund safely.
+  if (error instanceof NotConnectedError) return notSentError('The session is reconnecting to the chat network; retry shortly.');
   if (error instanceof ChatNetworkError) return new ApiError('CHAT_NETWORK_ERROR');
   return error;
 }
