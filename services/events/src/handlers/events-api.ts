@@ -82,12 +82,12 @@ export class EventsApi {
   async updateWebhook(ref: WebhookRef, body: UpdateWebhookBody): Promise<WebhookView> {
     this.owned(ref);
     if (body.url !== undefined) await this.checkUrl(body.url);
-    await this.execute(ref.webhookId, { type: 'UpdateWebhook', accountId: ref.accountId, changes: body, at: this.now() });
+    await this.execute(ref.webhookId, { type: 'UpdateWebhook', accountId: ref.accountId, changes: body, now: this.clock() });
     return viewOf(this.owned(ref));
   }
 
   async deleteWebhook(ref: WebhookRef): Promise<{ deleted: true }> {
-    await this.execute(ref.webhookId, { type: 'DeleteWebhook', accountId: ref.accountId, at: this.now() });
+    await this.execute(ref.webhookId, { type: 'DeleteWebhook', accountId: ref.accountId, now: this.clock() });
     this.d.deliveries.failPending(ref.webhookId, 'webhook_deleted', Date.now());
     return { deleted: true };
   }
@@ -96,7 +96,7 @@ export class EventsApi {
     this.owned(ref);
     const secret = mintWebhookSecret();
     const secretFingerprint = this.d.secrets.put(ref.webhookId, secret);
-    const result = await this.execute(ref.webhookId, { type: 'RotateSecret', accountId: ref.accountId, secretFingerprint, overlapMs: WEBHOOK_SECRET_OVERLAP_MS, at: this.now() });
+    const result = await this.execute(ref.webhookId, { type: 'RotateSecret', accountId: ref.accountId, secretFingerprint, overlapMs: WEBHOOK_SECRET_OVERLAP_MS, now: this.clock() });
     const rotated = result.events.find((e) => e.type === 'WebhookSecretRotated');
     if (rotated?.type !== 'WebhookSecretRotated') throw new WebhookNotFound();
     return { webhookId: ref.webhookId, secret, previousSecretValidUntil: rotated.data.previousValidUntil };
@@ -125,7 +125,7 @@ export class EventsApi {
   test(ref: WebhookRef): TestResult {
     this.owned(ref);
     const id = `evt_${ulid()}`;
-    const event = { id, type: 'webhook.test' as const, timestamp: this.now(), data: { webhookId: ref.webhookId } };
+    const event = { id, type: 'webhook.test' as const, timestamp: this.clock().toISOString(), data: { webhookId: ref.webhookId } };
     this.d.deliveries.enqueue(ref.webhookId, ref.accountId, event, `test:${id}`, Date.now());
     this.d.kick(ref.webhookId);
     return { eventId: id };
@@ -141,7 +141,7 @@ export class EventsApi {
     const secretFingerprint = this.d.secrets.put(webhookId, secret);
     const command: WebhookCommand = {
       type: 'CreateWebhook', webhookId, accountId, url: body.url, events: body.events ?? [...SUBSCRIBABLE_EVENT_TYPES],
-      description: body.description ?? null, secretFingerprint, existing: this.d.webhooks.list(accountId).length, at: this.now(),
+      description: body.description ?? null, secretFingerprint, existing: this.d.webhooks.list(accountId).length, now: this.clock(),
     };
     await this.execute(webhookId, command);
     return { ...viewOf(this.owned({ accountId, webhookId })), secret };
@@ -149,7 +149,7 @@ export class EventsApi {
 
   /** The handler loop, then wait until the webhook list shows the change (a GET right after sees it). */
   private async execute(webhookId: string, command: WebhookCommand) {
-    const metadata = eventMetadata({ accountId: command.accountId, now: new Date(command.at) });
+    const metadata = eventMetadata({ accountId: command.accountId, now: command.now });
     const result = await executeCommand(this.d.store, webhookStream(webhookId), webhookFold, (state) => decide(command, state), metadata);
     if (result.position !== undefined) await this.d.runner.waitForPosition(result.position);
     return result;
@@ -168,7 +168,7 @@ export class EventsApi {
     if (checked === 'unresolvable') throw new ApiError('WEBHOOK_URL_FORBIDDEN', 'The webhook URL\'s host name does not resolve.');
   }
 
-  private now(): string {
-    return (this.d.now?.() ?? new Date()).toISOString();
+  private clock(): Date {
+    return this.d.now?.() ?? new Date();
   }
 }

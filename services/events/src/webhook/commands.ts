@@ -1,6 +1,6 @@
 import type { SubscribableEventType } from '@switchboard/contracts';
 
-/** What a client may ask of a webhook; `at` is the handler's clock, ids and secrets are minted outside. */
+/** What a client may ask of a webhook; `now` is the handler's clock, ids and secrets are minted outside. */
 export type WebhookCommand =
   | {
       type: 'CreateWebhook';
@@ -12,13 +12,13 @@ export type WebhookCommand =
       secretFingerprint: string;
       /** Live webhooks the account has now (the limit is 10). */
       existing: number;
-      at: string;
+      now: Date;
     }
   | {
       type: 'UpdateWebhook';
       accountId: string;
       changes: { url?: string; events?: SubscribableEventType[]; description?: string | null; enabled?: boolean };
-      at: string;
+      now: Date;
     }
-  | { type: 'RotateSecret'; accountId: string; secretFingerprint: string; overlapMs: number; at: string }
-  | { type: 'DeleteWebhook'; accountId: string; at: string };
+  | { type: 'RotateSecret'; accountId: string; secretFingerprint: string; overlapMs: number; now: Date }
+  | { type: 'DeleteWebhook'; accountId: string; now: Date };

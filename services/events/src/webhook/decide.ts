@@ -16,7 +16,7 @@ export function decide(command: WebhookCommand, state: Webhook): WebhookEvent[] 
     case 'RotateSecret':
       return rotate(command, owned(state, command.accountId));
     case 'DeleteWebhook':
-      return [{ type: 'WebhookDeleted', version: 1, data: { webhookId: owned(state, command.accountId).webhookId, deletedAt: command.at } }];
+      return [{ type: 'WebhookDeleted', version: 1, data: { webhookId: owned(state, command.accountId).webhookId, deletedAt: command.now.toISOString() } }];
     default:
       return assertNever(command);
   }
@@ -32,7 +32,7 @@ function create(c: Command<'CreateWebhook'>, state: Webhook): WebhookEvent[] {
   if (state.status !== 'absent') return [];
   if (c.existing >= MAX_WEBHOOKS_PER_ACCOUNT) throw new WebhookLimitReached();
   const { webhookId, accountId, url, events, description, secretFingerprint } = c;
-  return [{ type: 'WebhookCreated', version: 1, data: { webhookId, accountId, url, events, description, enabled: true, secretFingerprint, createdAt: c.at } }];
+  return [{ type: 'WebhookCreated', version: 1, data: { webhookId, accountId, url, events, description, enabled: true, secretFingerprint, createdAt: c.now.toISOString() } }];
 }
 
 function update(c: Command<'UpdateWebhook'>, state: ActiveWebhook): WebhookEvent[] {
@@ -44,15 +44,15 @@ function update(c: Command<'UpdateWebhook'>, state: ActiveWebhook): WebhookEvent
   };
   const same = next.url === state.url && next.description === state.description && next.enabled === state.enabled && next.events.join() === state.events.join();
   if (same) return [];
-  return [{ type: 'WebhookUpdated', version: 1, data: { webhookId: state.webhookId, ...next, updatedAt: c.at } }];
+  return [{ type: 'WebhookUpdated', version: 1, data: { webhookId: state.webhookId, ...next, updatedAt: c.now.toISOString() } }];
 }
 
 function rotate(c: Command<'RotateSecret'>, state: ActiveWebhook): WebhookEvent[] {
-  const previousValidUntil = new Date(Date.parse(c.at) + c.overlapMs).toISOString();
+  const previousValidUntil = new Date(c.now.getTime() + c.overlapMs).toISOString();
   return [{
     type: 'WebhookSecretRotated',
     version: 1,
-    data: { webhookId: state.webhookId, secretFingerprint: c.secretFingerprint, previousFingerprint: state.secretFingerprint, previousValidUntil, rotatedAt: c.at },
+    data: { webhookId: state.webhookId, secretFingerprint: c.secretFingerprint, previousFingerprint: state.secretFingerprint, previousValidUntil, rotatedAt: c.now.toISOString() },
   }];
 }
 

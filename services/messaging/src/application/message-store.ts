@@ -16,8 +16,8 @@ const VISIBLE_WITHIN_MS = 5_000;
  */
 const CACHED_MESSAGES = 4_096;
 
-/** Distributes the commands that don't need the time: `at` is filled in from the clock. */
-type TimedCommand = MessageCommand extends infer C ? (C extends { at: string } ? Omit<C, 'at'> : never) : never;
+/** The commands as callers give them: `now` is filled in from the clock. */
+type TimedCommand = MessageCommand extends infer C ? (C extends { now: Date } ? Omit<C, 'now'> : never) : never;
 
 /**
  * The `message-msg_…` streams: load a message, or run one command through the handler loop
@@ -59,7 +59,7 @@ export class MessageStore {
     // lookup), so only later facts wait to be visible: the sent reply must not read as pending.
     const waitVisible = command.type !== 'AcceptMessage';
     const now = this.clock.now();
-    const full = { ...command, at: now.toISOString() } as MessageCommand;
+    const full = { ...command, now } as MessageCommand;
     const metadata = eventMetadata({ accountId, correlationId, causationId, now });
     const result = await executeCommand(this.store, messageStream(messageId), messageFold, (state) => decide(full, state), metadata, { cache: this.cache });
     if (waitVisible && result.position !== undefined && this.runner) await visible(this.runner, result.position);

@@ -1,6 +1,6 @@
 import type { ErrorCode, MessageContent } from '@switchboard/contracts';
 
-/** Commands of the message aggregate. Times come in as ISO strings: `decide` reads no clock. */
+/** Commands of the message aggregate. The time comes in the command (`now`): `decide` reads no clock. */
 export type MessageCommand =
   | {
       type: 'AcceptMessage';
@@ -12,10 +12,10 @@ export type MessageCommand =
       quotedMessageId: string | null;
       idempotencyKeyHash: string | null;
       usageDay: string;
-      at: string;
+      now: Date;
     }
-  | { type: 'RecordSent'; networkMessageId: string; from?: string | undefined; at: string }
-  | { type: 'RecordReceipt'; receipt: 'delivered' | 'read'; at: string }
+  | { type: 'RecordSent'; networkMessageId: string; from?: string | undefined; now: Date }
+  | { type: 'RecordReceipt'; receipt: 'delivered' | 'read'; now: Date }
   /** `refundable`: the message never reached the network, so its daily unit goes back. */
-  | { type: 'FailMessage'; code: ErrorCode; message: string; refundable: boolean; at: string }
-  | { type: 'RecordRefund'; at: string };
+  | { type: 'FailMessage'; code: ErrorCode; message: string; refundable: boolean; now: Date }
+  | { type: 'RecordRefund'; now: Date };

@@ -38,24 +38,24 @@ function accept(c: Command<'AcceptMessage'>, state: Message): MessageEvent[] {
   return [{
     type: 'MessageAccepted',
     version: 2,
-    data: { messageId, accountId, sessionId, to, content, quotedMessageId, idempotencyKeyHash, usageDay, acceptedAt: c.at },
+    data: { messageId, accountId, sessionId, to, content, quotedMessageId, idempotencyKeyHash, usageDay, acceptedAt: c.now.toISOString() },
   }];
 }
 
 function recordSent(c: Command<'RecordSent'>, state: AcceptedState): MessageEvent[] {
   // Already on the network (a redelivery answered again) or failed meanwhile: nothing changes.
   if (state.status !== 'pending') return [];
-  return [{ type: 'MessageSent', version: 1, data: { messageId: state.messageId, networkMessageId: c.networkMessageId, sentAt: c.at, ...(c.from ? { from: c.from } : {}) } }];
+  return [{ type: 'MessageSent', version: 1, data: { messageId: state.messageId, networkMessageId: c.networkMessageId, sentAt: c.now.toISOString(), ...(c.from ? { from: c.from } : {}) } }];
 }
 
 function recordReceipt(c: Command<'RecordReceipt'>, state: AcceptedState): MessageEvent[] {
   const messageId = state.messageId;
   if (c.receipt === 'delivered') {
-    return state.status === 'sent' ? [{ type: 'MessageDelivered', version: 1, data: { messageId, deliveredAt: c.at } }] : [];
+    return state.status === 'sent' ? [{ type: 'MessageDelivered', version: 1, data: { messageId, deliveredAt: c.now.toISOString() } }] : [];
   }
   // A read implies delivery: from `sent` it goes straight to `read`.
   return state.status === 'sent' || state.status === 'delivered'
-    ? [{ type: 'MessageRead', version: 1, data: { messageId, readAt: c.at } }]
+    ? [{ type: 'MessageRead', version: 1, data: { messageId, readAt: c.now.toISOString() } }]
     : [];
 }
 
@@ -65,13 +65,13 @@ function fail(c: Command<'FailMessage'>, state: AcceptedState): MessageEvent[] {
   return [{
     type: 'MessageFailed',
     version: 1,
-    data: { messageId: state.messageId, code: c.code, message: c.message, refundable: c.refundable, failedAt: c.at },
+    data: { messageId: state.messageId, code: c.code, message: c.message, refundable: c.refundable, failedAt: c.now.toISOString() },
   }];
 }
 
 function recordRefund(c: Command<'RecordRefund'>, state: AcceptedState): MessageEvent[] {
   if (state.status !== 'failed' || !state.refundDue) return [];
-  return [{ type: 'MessageQuotaRefunded', version: 1, data: { messageId: state.messageId, usageDay: state.usageDay, refundedAt: c.at } }];
+  return [{ type: 'MessageQuotaRefunded', version: 1, data: { messageId: state.messageId, usageDay: state.usageDay, refundedAt: c.now.toISOString() } }];
 }
 
 function assertNever(value: never): never {

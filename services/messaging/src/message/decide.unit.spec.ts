@@ -18,7 +18,7 @@ const T3 = '2026-11-21T10:00:03.000Z';
 
 const acceptCommand: MessageCommand = {
   type: 'AcceptMessage', messageId: ID, accountId: 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', sessionId: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R',
-  to: '15551234567', content: { type: 'text', text: 'hi' }, quotedMessageId: null, idempotencyKeyHash: null, usageDay: '2026-11-21', at: T0,
+  to: '15551234567', content: { type: 'text', text: 'hi' }, quotedMessageId: null, idempotencyKeyHash: null, usageDay: '2026-11-21', now: new Date(T0),
 };
 const accepted: MessageEvent = {
   type: 'MessageAccepted', version: 2,
@@ -36,11 +36,11 @@ const failedRefundable: MessageEvent = {
 };
 const refunded: MessageEvent = { type: 'MessageQuotaRefunded', version: 1, data: { messageId: ID, usageDay: '2026-11-21', refundedAt: T2 } };
 
-const markSent: MessageCommand = { type: 'RecordSent', networkMessageId: 'NET1', at: T1 };
-const deliveredReceipt: MessageCommand = { type: 'RecordReceipt', receipt: 'delivered', at: T2 };
-const readReceipt: MessageCommand = { type: 'RecordReceipt', receipt: 'read', at: T3 };
-const failNotOnNetwork: MessageCommand = { type: 'FailMessage', code: 'RECIPIENT_NOT_ON_CHAT_NETWORK', message: 'not on network', refundable: true, at: T1 };
-const refund: MessageCommand = { type: 'RecordRefund', at: T2 };
+const markSent: MessageCommand = { type: 'RecordSent', networkMessageId: 'NET1', now: new Date(T1) };
+const deliveredReceipt: MessageCommand = { type: 'RecordReceipt', receipt: 'delivered', now: new Date(T2) };
+const readReceipt: MessageCommand = { type: 'RecordReceipt', receipt: 'read', now: new Date(T3) };
+const failNotOnNetwork: MessageCommand = { type: 'FailMessage', code: 'RECIPIENT_NOT_ON_CHAT_NETWORK', message: 'not on network', refundable: true, now: new Date(T1) };
+const refund: MessageCommand = { type: 'RecordRefund', now: new Date(T2) };
 
 describe('accepting', () => {
   it('accepts a new message as pending', () => given([]).when(acceptCommand).then([accepted]));
