@@ -3,7 +3,7 @@ import { NatsBus } from '@switchboard/bus';
 import { PrivateNatsServer } from '@switchboard/bus/testing';
 import { PublishedEvent, QuotaSubjects as Q } from '@switchboard/contracts';
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
-import { call, eventually, messageId, sessionId, tempDataDir } from './helpers.js';
+import { call, callError, eventually, messageId, sessionId, tempDataDir } from './helpers.js';
 import { spawnQuotaProcess } from './processes.js';
 import type { QuotaProcess } from './processes.js';
 
@@ -35,6 +35,11 @@ async function openAccount(plan: 'free' | 'premium') {
 }
 
 describe('two quota replicas over NATS', () => {
+  it('refuses a request from another process that breaks its contract with VALIDATION_ERROR', async () => {
+    const invalid = await callError(bus, Q.accounts.create, { plan: 'gold' } as never);
+    expect([invalid.code, invalid.details]).toEqual(['VALIDATION_ERROR', [{ path: 'plan', message: expect.any(String) }]]);
+  });
+
   it('bootstraps exactly one account and prints its key once, on one replica only', async () => {
     const printed = replicas.flatMap((r) => [...r.output().matchAll(/API key, shown once: (sbk_[A-Za-z0-9_-]{43})/g)].map((m) => m[1]!));
     expect(printed).toHaveLength(1);

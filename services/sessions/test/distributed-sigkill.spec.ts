@@ -79,6 +79,8 @@ describe('the sessions process killed with SIGKILL', () => {
   it('comes back with every connected session connected, without a new scan, and sends', async () => {
     child = startProcess();
     await untilReady();
+    // From another process a request is parsed at the boundary: a malformed one is refused.
+    await expect(bus.request(SessionsSubjects.get.subject, { accountId: 'acc_1', sessionId: 'ses_1' }, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     const accountId = await quota.account('free');
     const { sessionId, qrCode } = await call(SessionsSubjects.create, { accountId, name: 'durable' });
     const control = new EmulatorControlClient(emulator.controlUrl);

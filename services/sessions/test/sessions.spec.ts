@@ -97,12 +97,6 @@ describe('unknown and foreign sessions', () => {
     }
     expect((await h.call(SessionsSubjects.get, { accountId: owner, sessionId })).status).toBe('pending');
   });
-
-  it('rejects a malformed request with VALIDATION_ERROR', async () => {
-    await expect(h.bus.request(SessionsSubjects.get.subject, { accountId: newAccountId(), sessionId: 'ses_1' }, { timeoutMs: 10_000 })).rejects.toMatchObject({
-      code: 'VALIDATION_ERROR',
-    });
-  });
 });
 
 describe('plan slots', () => {
