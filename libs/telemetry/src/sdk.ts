@@ -12,7 +12,10 @@ let loaded: OtelSdk | undefined;
 /**
  * The OpenTelemetry SDK, its span processors and the OTLP exporter, loaded the first time tracing
  * is switched on or spans are collected: with tracing off (the default) a process only has the
- * no-op API, not the megabytes of SDK code.
+ * no-op API, not the megabytes of SDK code. Loaded with `require`, the SDK registers its provider
+ * through the CommonJS copy of `@opentelemetry/api`; our ESM code shares its globals (provider,
+ * context manager, propagator), but a tracer it took from `trace.getTracer` BEFORE the start
+ * would stay a no-op: ask for tracers when spans are made, never once at module load.
  */
 export function otelSdk(): OtelSdk {
   loaded ??= {
