@@ -52,6 +52,8 @@ describe('the AccountClosed fact', () => {
     const sessionId = await h.connectedSession(accountId, phone);
     await h.quota.closeAccount(accountId);
     await eventually(async () => ((await h.call(SessionsSubjects.list, { accountId, limit: 10, offset: 0 })).total === 0 ? true : undefined));
+    // The start-up sweep works in the background: the slot is freed just after the deletion is recorded.
+    await eventually(async () => ((await h.quota.activeSessions(accountId)) === 0 ? true : undefined));
     await gone(accountId, [sessionId]);
     await unlinked(phone);
   });
@@ -82,6 +84,8 @@ describe('the AccountClosed fact', () => {
     await h.quota.closeAccount(accountId);
     await h.startService();
     await eventually(async () => ((await h.call(SessionsSubjects.list, { accountId, limit: 10, offset: 0 })).total === 0 ? true : undefined));
+    // The start-up sweep works in the background: the slot is freed just after the deletion is recorded.
+    await eventually(async () => ((await h.quota.activeSessions(accountId)) === 0 ? true : undefined));
     await gone(accountId, [sessionId]);
     await unlinked(phone);
   }, 60_000);
