@@ -18,6 +18,7 @@ import { installBodyRateFloor, REQUEST_LIMITS, serverTimeouts } from './http/req
 import type { RequestLimits } from './http/request-limits.js';
 import { endRequestTrace, startRequestTrace } from './http/trace.js';
 import type { RequestTrace } from './http/trace.js';
+import { LazyChildLogger } from './http/lazy-logger.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -50,6 +51,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   const limits = options.requestLimits ?? REQUEST_LIMITS;
   const app = Fastify({
     loggerInstance: options.logger,
+    childLoggerFactory: (logger, bindings, childOptions) => new LazyChildLogger(logger, bindings, childOptions),
     bodyLimit: BODY_LIMIT_BYTES,
     ...serverTimeouts(limits),
     // A long path parameter is the schema's to refuse (400 at params.<name>), not the router's;
