@@ -12,6 +12,8 @@ const EMBEDDED = join(REPO_ROOT, 'apps/switchboard/dist/src/embedded.js');
 
 interface Run {
   code: number | null;
+  /** The signal that ended the process, when one did (a crash shows here, with its stderr). */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -36,7 +38,7 @@ function start(env: Record<string, string>): Promise<Run> {
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
 
@@ -102,7 +104,8 @@ describe('a start that cannot go ahead says why and creates nothing (embedded, a
     expect(other.stderr.trim().split('\n')).toEqual([
       `switchboard: SWITCHBOARD_SECRET_KEY: ${join(dataDir, 'sessions')} holds secrets sealed with another key; start with the key it was made with, or give this key its own SWITCHBOARD_DATA_DIR`,
     ]);
-    expect((await start(base)).code).toBe(0);
+    const again = await start(base);
+    expect({ code: again.code, signal: again.signal }, again.stderr).toEqual({ code: 0, signal: null });
   });
 
   it('says so when SWITCHBOARD_BOOTSTRAP_API_KEY is ignored because the data dir already has accounts', async () => {
