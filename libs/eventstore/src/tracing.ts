@@ -2,9 +2,8 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { processMetrics, timeAsync } from '@switchboard/telemetry';
 import { categoryOf } from './event-store.js';
 
-// A no-op tracer unless the host process registered an OpenTelemetry SDK. Asked for at each use,
-// not once at load: a tracer taken before the SDK started would stay a no-op (see telemetry's sdk.ts).
-const tracer = () => trace.getTracer('@switchboard/eventstore');
+// A no-op tracer unless the host process registered an OpenTelemetry SDK.
+const tracer = trace.getTracer('@switchboard/eventstore');
 
 /**
  * Runs an append inside a client span, so a slow or conflicting write shows in the trace, and
@@ -20,7 +19,7 @@ export function traceAppend<T>(system: string, stream: string, eventCount: numbe
   };
   const category = categoryOf(stream);
   const timed = () => timeAsync(processMetrics().eventStoreAppendDuration, { system, category }, append);
-  return tracer().startActiveSpan(`append ${category}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+  return tracer.startActiveSpan(`append ${category}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
     try {
       return await timed();
     } catch (error) {

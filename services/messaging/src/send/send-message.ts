@@ -2,21 +2,21 @@ import { ApiError, QuotaSubjects, utcDayOf } from '@switchboard/contracts';
 import type { DailyUsage, IdempotencyEvent, IdempotencyRef, MediaType, SendMessageReply } from '@switchboard/contracts';
 import type { BlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
+import { callService } from '@switchboard/bus';
+import type { IdempotencyKeys } from '@switchboard/service-kit';
+import { ulid } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import type { Clock } from '../application/clock.js';
 import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
-import { callService } from '@switchboard/bus';
 import type { MediaPolicy } from '../media/resolve-media.js';
 import type { AcceptedState } from '../message/state.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import type { Delivery } from './delivery.js';
 import { holderLetsGo } from '../idempotency/message-keys.js';
-import type { IdempotencyKeys } from '@switchboard/service-kit';
 import { prepareContent, quotedIdOf } from './prepare.js';
 import type { SendRequest } from './prepare.js';
 import { resolveQuoted } from './quoted.js';
-import { ulid } from '@switchboard/service-kit';
 
 export interface SendPipelineOptions {
   bus: Bus;

@@ -6,11 +6,11 @@ import type {
   SessionSlotRequest, UpdateAccountCommand,
 } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
+import { ulid } from '@switchboard/service-kit';
 import { AccountNotFound, KeyNotFound } from '../account/errors.js';
 import type { Account } from '../account/state.js';
 import type { KeyRecord, QuotaReadModel } from '../projections/read-model.js';
 import type { CallContext, QuotaCommands } from './quota-core.js';
-import { ulid } from '@switchboard/service-kit';
 
 /**
  * One method per `QuotaSubjects` entry, taking and returning the contract types. The Nest

@@ -1,6 +1,7 @@
 import { ApiError } from '@switchboard/contracts';
 import type { CreateSessionResult, DeleteSessionReply, SessionQrResult, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
+import { ulid } from '@switchboard/service-kit';
 import { SessionNotFound, SessionNotPending } from '../session/errors.js';
 import { isVisible } from '../session/state.js';
 import type { VisibleSession } from '../session/state.js';
@@ -11,7 +12,6 @@ import { qrDataUrl } from './qr.js';
 import type { ConnectionRegistry } from './registry.js';
 import type { SessionCommands } from './session-commands.js';
 import type { SessionSlots } from './quota-slots.js';
-import { ulid } from '@switchboard/service-kit';
 
 export interface ConnectionManagerDeps {
   registry: ConnectionRegistry;
