@@ -38,7 +38,9 @@ function start(env: Record<string, string>): Promise<Run> {
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    // 'close', not 'exit': a process's last output (its log lines are written asynchronously) may
+    // still be in the pipe when it exits.
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
 
