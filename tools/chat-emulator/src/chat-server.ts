@@ -45,7 +45,9 @@ export class ChatServer implements ConnectionHandler {
   closed(conn: Connection): void {
     this.pairing.closed(conn);
     const phone = conn.account?.phone;
-    if (phone && this.network.online.get(phone) === conn) this.network.online.delete(phone);
+    if (!phone) return;
+    this.network.logins.ended(phone, conn);
+    if (this.network.online.get(phone) === conn) this.network.online.delete(phone);
   }
 
   private login(conn: Connection, hello: ClientHello): void {
@@ -55,9 +57,13 @@ export class ChatServer implements ConnectionHandler {
     if (!device || device.deviceId !== (hello.payload.device ?? 0) || device.noiseKey !== noiseKey) {
       return conn.end(unauthorized);
     }
-    this.network.online.get(phone)?.end(replaced);
+    const previous = this.network.online.get(phone);
     conn.account = device;
+    this.network.logins.loggedIn(phone, conn);
     this.network.online.set(phone, conn);
+    // As on the real network, the older connection is ended once the newer one has logged in: for
+    // that moment both are, and the device's most-at-once count shows it.
+    previous?.end(replaced);
     conn.send({ tag: 'success', attrs: { t: nowSeconds(), lid: `${device.lid}:${device.deviceId}@lid`, props: '1', location: 'emulator' } });
     const held = this.network.takeOutbox(phone);
     for (const node of held) conn.send(node);

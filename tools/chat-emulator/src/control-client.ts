@@ -1,3 +1,4 @@
+import type { DeviceStatus } from './devices.js';
 import type { ContactSettings, ReceivedMessage } from './model.js';
 import type { SentInbound } from './inbound.js';
 import type { ScanResult } from './pairing-service.js';
@@ -70,8 +71,11 @@ export class EmulatorControlClient {
     return this.call('POST', `/contacts/${from}/messages`, body);
   }
 
-  /** The device linked to `phone` (404 if none). */
-  device(phone: string): Promise<{ phone: string; jid: string; deviceId: number; online: boolean; linkedAt: string }> {
+  /**
+   * The device linked to `phone` (404 if none), with its client connections logged in now and the
+   * most at once (2 means a second client logged in before the first one was gone).
+   */
+  device(phone: string): Promise<DeviceStatus> {
     return this.call('GET', `/devices/${phone}`);
   }
 

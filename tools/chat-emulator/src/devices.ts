@@ -7,6 +7,19 @@ const deviceRemoved: Node = { tag: 'stream:error', attrs: { code: '401' }, conte
 
 const notLinked = (phone: string): EmulatorError => new EmulatorError(404, 'device_not_linked', `no device is linked to ${phone}`);
 
+/** A linked device as the control API shows it (`GET /devices/{phone}`). */
+export interface DeviceStatus {
+  phone: string;
+  jid: string;
+  deviceId: number;
+  online: boolean;
+  /** Client connections of this device logged in now. */
+  connections: number;
+  /** The most logged in at once since the device was linked (or the emulator started). */
+  maxConcurrentConnections: number;
+  linkedAt: string;
+}
+
 /** What the owner's phone and the network can do to a linked device. */
 export class DeviceControl {
   constructor(private readonly network: Network) {}
@@ -30,10 +43,18 @@ export class DeviceControl {
     link.drop();
   }
 
-  describe(phone: string): { phone: string; jid: string; deviceId: number; online: boolean; linkedAt: string } {
+  describe(phone: string): DeviceStatus {
     const device = this.network.devices.get(phone);
     if (!device) throw notLinked(phone);
-    const jid = `${phone}:${device.deviceId}@s.whatsapp.net`;
-    return { phone, jid, deviceId: device.deviceId, online: this.network.online.has(phone), linkedAt: device.linkedAt };
+    const { online, logins } = this.network;
+    return {
+      phone,
+      jid: `${phone}:${device.deviceId}@s.whatsapp.net`,
+      deviceId: device.deviceId,
+      online: online.has(phone),
+      connections: logins.count(phone),
+      maxConcurrentConnections: logins.peak(phone),
+      linkedAt: device.linkedAt,
+    };
   }
 }

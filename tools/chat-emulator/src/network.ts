@@ -1,3 +1,4 @@
+import { Logins } from './logins.js';
 import { DEFAULT_CONTACT, lidForPhone } from './model.js';
 import type { ContactSettings, LinkedDevice, ReceivedMessage } from './model.js';
 import { fileArrival, logFromLines } from './received-log.js';
@@ -30,7 +31,10 @@ const OUTBOX_LIMIT = 500;
  */
 export class Network {
   readonly devices = new Map<string, LinkedDevice>();
+  /** The connection each device uses now (the newest to log in). */
   readonly online = new Map<string, LiveLink>();
+  /** Every logged-in connection per device, counting the moment a newer one overlaps an older one. */
+  readonly logins = new Logins();
   private readonly deviceCounters = new Map<string, number>();
   private readonly contacts = new Map<string, ContactSettings>();
   private readonly peers = new Map<string, SignalPeer>();
@@ -79,6 +83,7 @@ export class Network {
   link(device: LinkedDevice): void {
     this.devices.set(device.phone, device);
     this.outboxes.delete(device.phone);
+    this.logins.linked(device.phone);
     this.changed();
   }
 
