@@ -94,21 +94,26 @@ export class FullGcLog {
 }
 
 /**
- * Sends `count` messages with `send`, reading the heap every `count / 20` sends. The verdict
+ * Sends `count` messages with `send`, `inFlight` at a time, reading the heap every `count / 20` sends. The verdict
  * rests on the live heap after full GCs during the run (first vs last); the scraped heapUsed
  * samples show the sawtooth around it.
  */
-export async function soak(baseUrl: string, count: number, send: (i: number) => Promise<void>, fullGcs: FullGcLog) {
+export async function soak(baseUrl: string, count: number, inFlight: number, send: (i: number) => Promise<void>, fullGcs: FullGcLog) {
   const every = Math.max(1, Math.floor(count / 20));
   const mb = (bytes: number) => +(bytes / 2 ** 20).toFixed(1);
   const scraped: number[] = [mb(await heapUsedBytes(baseUrl))];
   const gcsBefore = fullGcs.gcs.length;
   const started = performance.now();
-  for (let i = 0; i < count; i++) {
-    await send(i);
-    fullGcs.sends = i + 1;
-    if ((i + 1) % every === 0) scraped.push(mb(await heapUsedBytes(baseUrl)));
-  }
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      await send(i);
+      fullGcs.sends += 1;
+      if (fullGcs.sends % every === 0) scraped.push(mb(await heapUsedBytes(baseUrl)));
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
   const live = fullGcs.gcs.slice(gcsBefore);
   const [first, last] = [live[0], live.at(-1)];

@@ -8,7 +8,7 @@
  * Raw Baileys is measured twice: plain `sendMessage` (resolves once the frame is written; the
  * issue's baseline, the headline) and `sendMessage` + the network's ack (what our driver waits
  * for before answering `sent`, so the fair floor under a pipeline send).
- * BENCH_MODES: `embedded,distributed` (default) or either alone. BENCH_SOAK=N: N sequential sends
+ * BENCH_MODES: `embedded,distributed` (default), either alone, or empty (none). BENCH_SOAK=N: N sends, 16 in flight,
  * through an embedded Switchboard of their own, its heap read from /metrics and after each full GC. BENCH_NODE_OPTIONS: NODE_OPTIONS
  * for the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
@@ -25,7 +25,7 @@ const SENDS = Number(process.env['BENCH_SENDS'] ?? 1000);
 const CONCURRENCY = 16;
 const READ_SECONDS = 5;
 const CONTACT = '15559990001';
-const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',') as Mode[];
+const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
 const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
 const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY };
@@ -116,7 +116,7 @@ async function embeddedSoak() {
   try {
     const sender = await linkedSender(sut, '15557770003');
     await runLoad(50, 1, sender.send);
-    results['embeddedSoak'] = await soak(sut.url, SOAK, sender.send, fullGcs);
+    results['embeddedSoak'] = { inFlight: CONCURRENCY, ...(await soak(sut.url, SOAK, CONCURRENCY, sender.send, fullGcs)) };
   } finally {
     await sut.close();
     await emulator.stop();
