@@ -4,6 +4,7 @@ export { EVENT_STORE_URL_FORMS, isEventStoreServerUrl, openEventStore, type Open
 export { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-event-store.js';
 export { SqliteCheckpointStore } from './sqlite/sqlite-checkpoint-store.js';
 export { KurrentDbEventStore } from './kurrentdb/kurrentdb-event-store.js';
+export { PostgresEventStore, type PostgresEventStoreOptions } from './postgres/postgres-event-store.js';
 export { inImmediateTransaction, openSqliteDatabase, type SqliteTuning } from './sqlite/sqlite-database.js';
 export { TurnBatchedWrites } from './sqlite/turn-batched-writes.js';
 export { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';

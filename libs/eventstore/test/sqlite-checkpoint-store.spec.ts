@@ -72,8 +72,8 @@ describe('openEventStore', () => {
     await store.close();
   });
 
-  it('refuses a URL that is not a KurrentDB connection string', () => {
-    expect(() => openEventStore({ url: 'postgres://db/events' })).toThrow(/kurrentdb:\/\//);
+  it('refuses a URL that is neither a PostgreSQL nor a KurrentDB connection string', () => {
+    expect(() => openEventStore({ url: 'mysql://db/events' })).toThrow(/postgres:\/\/.*kurrentdb:\/\//);
     expect(() => openEventStore({})).toThrow(/sqlitePath/);
   });
 });

@@ -59,12 +59,15 @@ const ConfigSchema = z.object({
   SWITCHBOARD_SEND_DEADLINE_MS: variable(z.string().regex(/^[1-9]\d*$/, 'expected whole milliseconds (at least 1)').transform(Number).default(10_000)),
   SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: variable(Flag.default('false')),
   SWITCHBOARD_METRICS_PORT: variable(Port.optional()),
+  SWITCHBOARD_SESSIONS_MAX_PER_REPLICA: variable(z.string().regex(/^[1-9]\d*$/, 'expected a whole number of sessions (at least 1)').transform(Number).optional()),
   SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: variable(Flag.default('false')),
   SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: variable(z.string().regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'expected comma-separated whole milliseconds').optional()),
 });
 
 /** Values never echoed in a problem line. */
 const SECRET_VARIABLES = new Set(['SWITCHBOARD_SECRET_KEY', 'SWITCHBOARD_BOOTSTRAP_API_KEY', 'SWITCHBOARD_ADMIN_API_KEY']);
+/** A URL's password (nats://user:password@…, postgres://user:password@…) is never shown either. */
+const withoutPasswords = (value: string) => value.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
 
 /** Every `SWITCHBOARD_*` variable the processes read (manifests are checked against it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.shape);
@@ -93,6 +96,8 @@ export interface SwitchboardConfig {
   adminApiKey: string | undefined;
   defaultPlan: Plan;
   sendDeadlineMs: number;
+  /** Most chat connections one sessions replica holds; undefined = no cap. */
+  sessionsMaxPerReplica: number | undefined;
   /**
    * Media URLs may point at loopback (127.0.0.0/8, ::1). Off by default (SSRF); for tests and
    * single-host trials that serve media from the same machine. Private, link-local and metadata
@@ -128,7 +133,7 @@ function configProblems(issues: readonly z.core.$ZodIssue[], env: Record<string,
   for (const issue of issues) {
     const name = String(issue.path[0]);
     const raw = env[name];
-    const shown = raw === undefined ? '' : SECRET_VARIABLES.has(name) ? ' (value not shown)' : `, got ${JSON.stringify(raw)}`;
+    const shown = raw === undefined ? '' : SECRET_VARIABLES.has(name) ? ' (value not shown)' : `, got ${JSON.stringify(withoutPasswords(raw))}`;
     lines.add(`${name}: ${issue.message}${shown}`);
   }
   return [...lines];
@@ -158,6 +163,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminApiKey: c.SWITCHBOARD_ADMIN_API_KEY,
     defaultPlan: c.SWITCHBOARD_DEFAULT_PLAN,
     sendDeadlineMs: c.SWITCHBOARD_SEND_DEADLINE_MS,
+    sessionsMaxPerReplica: c.SWITCHBOARD_SESSIONS_MAX_PER_REPLICA,
     mediaAllowLoopback: c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === '1',
     metricsPort: c.SWITCHBOARD_METRICS_PORT,
     webhookAllowLoopback: c.SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK === '1',

@@ -17,11 +17,12 @@ export function serviceDataDir(service: ServiceName, config: StoreConfig): strin
 }
 
 /**
- * A service's own event store: KurrentDB when `SWITCHBOARD_EVENTSTORE_URL` is set, otherwise a
- * SQLite file in its data directory. No service ever opens another's.
+ * A service's own event store: the server `SWITCHBOARD_EVENTSTORE_URL` names (on PostgreSQL, in a
+ * schema named after the service), otherwise a SQLite file in its data directory. No service ever
+ * opens another's.
  */
 export function openServiceEventStore(service: ServiceName, config: StoreConfig): EventStore {
-  if (config.eventStoreUrl) return openEventStore({ url: config.eventStoreUrl });
+  if (config.eventStoreUrl) return openEventStore({ url: config.eventStoreUrl, schema: service });
   return openEventStore({ sqlitePath: join(serviceDataDir(service, config), 'events.sqlite') });
 }
 

@@ -35,10 +35,12 @@ describe('loadConfig', () => {
     [{ SWITCHBOARD_SEND_DEADLINE_MS: '0' }, 'SWITCHBOARD_SEND_DEADLINE_MS: expected whole milliseconds (at least 1), got "0"'],
     [{ SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: 'yes' }, 'SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: expected "true", "false", "1" or "0", got "yes"'],
     [{ SWITCHBOARD_NATS_URL: 'http://127.0.0.1:4222' }, 'SWITCHBOARD_NATS_URL: expected NATS server URLs, comma-separated (nats://host:4222), got "http://127.0.0.1:4222"'],
-    [{ SWITCHBOARD_EVENTSTORE_URL: 'mysql://db' }, 'SWITCHBOARD_EVENTSTORE_URL: expected a kurrentdb://, kurrent://, kdb:// or esdb:// connection string, got "mysql://db"'],
+    [{ SWITCHBOARD_EVENTSTORE_URL: 'mysql://db' }, 'SWITCHBOARD_EVENTSTORE_URL: expected a postgres://, postgresql://, kurrentdb://, kurrent://, kdb:// or esdb:// connection string, got "mysql://db"'],
     // Secrets are named, never shown.
     [{ SWITCHBOARD_SECRET_KEY: 'hunter2' }, 'SWITCHBOARD_SECRET_KEY: expected 32 bytes as 64 hex characters or base64 (make one with: openssl rand -hex 32) (value not shown)'],
     [{ SWITCHBOARD_BOOTSTRAP_API_KEY: 'short' }, 'SWITCHBOARD_BOOTSTRAP_API_KEY: expected 16 to 512 printable ASCII characters, no spaces (e.g. sbk_ and openssl rand -hex 24) (value not shown)'],
+    // A URL's password neither.
+    [{ SWITCHBOARD_EVENTSTORE_URL: 'mysql://sb:hunter2@db' }, 'SWITCHBOARD_EVENTSTORE_URL: expected a postgres://, postgresql://, kurrentdb://, kurrent://, kdb:// or esdb:// connection string, got "mysql://sb:***@db"'],
   ])('one line for a bad value: %o', (env, line) => {
     expect(problemsOf(env)).toEqual([line]);
   });

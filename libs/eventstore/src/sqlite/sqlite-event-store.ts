@@ -5,9 +5,9 @@ import {
   type ActualRevision, type AppendOptions, type AppendResult, type EventStore, type NewEvent,
   type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription,
 } from '../event-store.js';
+import { notifierFor, type AppendNotifier } from '../append-notifier.js';
+import { PollingSubscription } from '../polling-subscription.js';
 import { traceAppend } from '../tracing.js';
-import { notifierFor, type AppendNotifier } from './append-notifier.js';
-import { PollingSubscription } from './polling-subscription.js';
 import { eventsSchema, openSqliteDatabase, type SqliteTuning } from './sqlite-database.js';
 import { TurnBatchedWrites } from './turn-batched-writes.js';
 

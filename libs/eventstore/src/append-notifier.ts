@@ -1,9 +1,10 @@
 import path from 'node:path';
 
 /**
- * Wakes subscriptions in this process as soon as an append on the same SQLite file commits.
- * Appends from other processes are only seen by polling; the notifier just cuts the latency
- * of the common embedded case to zero.
+ * Wakes a store's live subscriptions as soon as an append commits. SQLite: appends made in this
+ * process on the same file (other processes' appends are only seen by polling). PostgreSQL: this
+ * process's appends, and every other writer's through LISTEN/NOTIFY. Either way it only cuts the
+ * latency: a subscription that misses a wake-up still finds the events at its next poll.
  */
 export class AppendNotifier {
   #version = 0;
@@ -38,7 +39,7 @@ export class AppendNotifier {
 
 const notifiersByFile = new Map<string, AppendNotifier>();
 
-/** One notifier per database file, shared by every store instance opened on it in this process. */
+/** One notifier per SQLite database file, shared by every store instance opened on it in this process. */
 export function notifierFor(file: string): AppendNotifier {
   if (file === ':memory:') return new AppendNotifier();
   const key = path.resolve(file);

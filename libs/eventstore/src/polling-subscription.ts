@@ -1,9 +1,9 @@
-import type { RecordedEvent, Subscription } from '../event-store.js';
+import type { RecordedEvent, Subscription } from './event-store.js';
 import type { AppendNotifier } from './append-notifier.js';
 
 export interface PollingSource {
   /** Up to `limit` events with a position greater than `checkpoint`, in position order. */
-  readAfter(checkpoint: bigint, limit: number): RecordedEvent[];
+  readAfter(checkpoint: bigint, limit: number): RecordedEvent[] | Promise<RecordedEvent[]>;
   notifier: AppendNotifier;
   pollIntervalMs: number;
 }
@@ -11,8 +11,9 @@ export interface PollingSource {
 const batchSize = 500;
 
 /**
- * Catch-up by reading pages after the checkpoint (each page one batch), then live by waiting for an in-process
- * append notification or the poll interval (appends by other processes), whichever is first.
+ * Catch-up by reading pages after the checkpoint (each page one batch), then live by waiting for an append
+ * notification or the poll interval (appends nobody notified us of), whichever is first. Used by the SQLite
+ * and PostgreSQL stores, whose positions both become visible in position order.
  */
 export class PollingSubscription implements Subscription {
   readonly #stop = new AbortController();
@@ -54,7 +55,9 @@ async function* pollAfter(
   try {
     while (!stop.aborted) {
       const seenVersion = source.notifier.version;
-      const page = source.readAfter(checkpoint, batchSize);
+      const page = await source.readAfter(checkpoint, batchSize);
+      // Closed while the read was in flight: a pending next() resolves as done, not with a late batch.
+      if (stop.aborted) return;
       if (page.length > 0) {
         yield page;
         checkpoint = page.at(-1)!.position;

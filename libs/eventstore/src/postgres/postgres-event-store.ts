@@ -1,0 +1,152 @@
+import type { ClientBase, Pool, QueryConfig } from 'pg';
+import type {
+  AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent,
+  SubscribeOptions, Subscription,
+} from '../event-store.js';
+import { PollingSubscription } from '../polling-subscription.js';
+import { traceAppend } from '../tracing.js';
+import { PostgresAppends, type AppendTarget } from './postgres-appends.js';
+import { pg } from './postgres-driver.js';
+import { PostgresListener } from './postgres-listener.js';
+import { ensureEventLog, eventLogIn, type EventLog } from './postgres-schema.js';
+
+export interface PostgresEventStoreOptions {
+  /** The schema holding this store's tables: one per service (`sessions`, `quota`, …). Default `eventstore`. */
+  schema?: string;
+  /** Connections in the pool (default 4): appends use one at a time, reads and catch-ups the others. */
+  poolSize?: number;
+  /**
+   * How often a live subscription reads again when no notification came (ms, default 1,000): the
+   * fallback behind LISTEN/NOTIFY, which wakes it at once.
+   */
+  pollIntervalMs?: number;
+}
+
+interface EventRow {
+  position: string; id: string; stream: string; revision: string; type: string;
+  data: unknown; metadata: Record<string, unknown>; recorded_at: Date;
+}
+
+const columns = 'position, id, stream, revision, type, data, metadata, recorded_at';
+
+/**
+ * The event store on PostgreSQL (`pg`, node-postgres): one schema per service, one `events`
+ * table in it, positions from a sequence drawn and committed in order under an advisory lock
+ * (see PostgresAppends), subscriptions woken by LISTEN/NOTIFY with a slow poll behind it.
+ */
+export class PostgresEventStore implements EventStore {
+  readonly #pool: Pool;
+  readonly #log: EventLog;
+  readonly #appends: PostgresAppends;
+  readonly #listener: PostgresListener;
+  readonly #pollIntervalMs: number;
+  readonly #subscriptions = new Set<PollingSubscription>();
+  #target: Promise<AppendTarget> | undefined;
+
+  /** `url`: `postgres://user@host:5432/database` (or `postgresql://`). Nothing connects before the first call. */
+  constructor(url: string, options: PostgresEventStoreOptions = {}) {
+    this.#log = eventLogIn(options.schema ?? 'eventstore');
+    const { Client, Pool } = pg();
+    const connection = { connectionString: url, fallback_application_name: `switchboard-eventstore-${options.schema ?? 'eventstore'}` };
+    this.#pool = new Pool({ ...connection, max: options.poolSize ?? 4, onConnect: withoutBitmapScans });
+    // An idle connection that drops (a server restart) is removed from the pool; the next query opens another.
+    this.#pool.on('error', () => undefined);
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.#listener = new PostgresListener(() => new Client(connection), this.#log.channel, this.#pollIntervalMs);
+    this.#appends = new PostgresAppends(this.#pool, () => this.#ready(), () => this.#listener.notifier.notify());
+  }
+
+  append(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new TypeError(`append to ${stream}: at least one event is required`));
+    return traceAppend('postgresql', stream, events.length, () => this.#appends.append(stream, events, expectedRevision));
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const { log } = await this.#ready();
+    // Named, so prepared once per connection: one plan (along (stream, revision)) fits every stream.
+    return this.#select({
+      name: 'read-stream',
+      text: `SELECT ${columns} FROM ${log.events} WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      values: [stream, options.fromRevision ?? 0n, options.maxCount ?? null],
+    });
+  }
+
+  readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.#readFrom(options.fromPosition ?? 0n, options.category, options.maxCount);
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    const source = {
+      readAfter: async (checkpoint: bigint, limit: number) => {
+        await this.#listener.listening();
+        return this.#readFrom(checkpoint + 1n, options.category, limit);
+      },
+      notifier: this.#listener.notifier,
+      pollIntervalMs: this.#pollIntervalMs,
+    };
+    const subscription: PollingSubscription = new PollingSubscription(
+      source, options.from === 'start' ? 0n : options.from, () => this.#subscriptions.delete(subscription), options.signal,
+    );
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
+    // Appends already accepted keep their commit.
+    await this.#appends.flush();
+    await this.#listener.close();
+    if (!this.#pool.ended) await this.#pool.end();
+  }
+
+  /** The log, created on first use (by whichever process comes first), and its append lock. */
+  #ready(): Promise<AppendTarget> {
+    this.#target ??= ensureEventLog(this.#pool, this.#log).then(
+      (lockKey) => ({ log: this.#log, lockKey }),
+      (error: unknown) => {
+        this.#target = undefined;
+        throw error;
+      },
+    );
+    return this.#target;
+  }
+
+  async #readFrom(fromPosition: bigint, category: string | undefined, limit: number | undefined): Promise<RecordedEvent[]> {
+    const { log } = await this.#ready();
+    // Planned at each call: a category can be most of the log or a sliver of it, and the best index differs.
+    return category === undefined
+      ? this.#select({ text: `SELECT ${columns} FROM ${log.events} WHERE position >= $1 ORDER BY position LIMIT $2`, values: [fromPosition, limit ?? null] })
+      : this.#select({
+        text: `SELECT ${columns} FROM ${log.events} WHERE category = $1 AND position >= $2 ORDER BY position LIMIT $3`,
+        values: [category, fromPosition, limit ?? null],
+      });
+  }
+
+  async #select(query: QueryConfig): Promise<RecordedEvent[]> {
+    const { rows } = await this.#pool.query<EventRow>(query);
+    return rows.map(toRecordedEvent);
+  }
+}
+
+/**
+ * Every read here is an ordered range on a btree index, which a bitmap scan cannot return in order.
+ * On a table not analyzed yet the planner still picks one (bitmap + sort) and reads the rest of a
+ * category for each page: a catch-up turns quadratic. Set on each pooled connection before its first query.
+ */
+async function withoutBitmapScans(client: ClientBase): Promise<void> {
+  await client.query('SET enable_bitmapscan = off');
+}
+
+// int8 columns arrive as strings (pg keeps them exact); json columns arrive parsed.
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    stream: row.stream,
+    type: row.type,
+    revision: BigInt(row.revision),
+    position: BigInt(row.position),
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_at,
+    id: row.id,
+  };
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresEventStore, WrongExpectedRevisionError, type PostgresEventStoreOptions } from '../src/index.js';
+import { onDatabase } from '../src/testing/index.js';
+import { iteratorOf, nextEvents, withTimeout } from './contract/helpers.js';
+import { usePostgresDatabase } from './postgres-target.js';
+
+const database = await usePostgresDatabase();
+const title = database.skipReason ? `PostgresEventStore (skipped: ${database.skipReason})` : 'PostgresEventStore';
+
+let stores: PostgresEventStore[] = [];
+const open = (options: PostgresEventStoreOptions = {}): PostgresEventStore => {
+  const store = new PostgresEventStore(database.url(), { schema: 'behaviour', ...options });
+  stores.push(store);
+  return store;
+};
+afterEach(async () => {
+  await Promise.all(stores.map((store) => store.close()));
+  stores = [];
+});
+
+/** The backends a store's pool and LISTEN connection hold (by the name they give the server), with their last query. */
+const connectionsOf = (schema: string) => onDatabase(database.url(), async (client) => {
+  const { rows } = await client.query<{ pid: number; query: string }>(
+    'SELECT pid, query FROM pg_stat_activity WHERE application_name = $1', [`switchboard-eventstore-${schema}`],
+  );
+  return rows;
+});
+const listenersOf = async (schema: string) => (await connectionsOf(schema)).filter(({ query }) => query.startsWith('LISTEN'));
+
+describe.skipIf(database.skipReason !== undefined)(title, () => {
+  it('keeps each schema to itself: same stream names, separate logs, separate positions', async () => {
+    const [sessions, quota] = [open({ schema: 'iso_sessions' }), open({ schema: 'iso_quota' })];
+    await sessions.append('account-acc_1', [{ type: 'SessionOpened', data: { s: 1 } }], { expectedRevision: 'no_stream' });
+    const quotaAppend = await quota.append('account-acc_1', [{ type: 'QuotaGranted', data: { q: 1 } }], { expectedRevision: 'no_stream' });
+
+    expect(quotaAppend).toEqual({ nextRevision: 0n, position: 1n });
+    expect((await sessions.readStream('account-acc_1')).map((e) => e.type)).toEqual(['SessionOpened']);
+    expect((await quota.readAll()).map((e) => e.type)).toEqual(['QuotaGranted']);
+    const subscription = quota.subscribe({ from: 'start' });
+    expect((await nextEvents(iteratorOf(subscription), 1)).map((e) => e.type)).toEqual(['QuotaGranted']);
+    await subscription.close();
+    const tables = await onDatabase(database.url(), async (client) => (await client.query<{ table: string }>(
+      "SELECT table_schema || '.' || table_name AS table FROM information_schema.tables WHERE table_schema LIKE 'iso_%' ORDER BY 1",
+    )).rows.map((row) => row.table));
+    expect(tables).toEqual(['iso_quota.events', 'iso_sessions.events']);
+  });
+
+  it('wakes a live subscription on NOTIFY from another process, long before its poll', async () => {
+    const subscriber = open({ pollIntervalMs: 60_000 });
+    const writer = open();
+    const stream = `ping-${randomUUID()}`;
+    const subscription = subscriber.subscribe({ category: 'ping', from: 'start' });
+    const next = iteratorOf(subscription).next();
+    // Let the subscription catch up (nothing yet) and settle into its wait.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const appendedAt = Date.now();
+    await writer.append(stream, [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
+    const delivered = await withTimeout(next, 5_000, 'no wake-up');
+    expect(delivered.value).toMatchObject({ stream, type: 'Pinged' });
+    expect(Date.now() - appendedAt).toBeLessThan(500);
+    await subscription.close();
+  });
+
+  it('keeps delivering when its LISTEN connection is killed: polls, then listens again', async () => {
+    const subscriber = open({ schema: 'relisten', pollIntervalMs: 200 });
+    const writer = open({ schema: 'relisten' });
+    const iterator = iteratorOf(subscriber.subscribe({ from: 'start' }));
+    await writer.append('ping-1', [{ type: 'Pinged', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await nextEvents(iterator, 1);
+    const [killed, ...others] = await listenersOf('relisten');
+    expect(others).toEqual([]);
+    await onDatabase(database.url(), (client) => client.query('SELECT pg_terminate_backend($1)', [killed!.pid]));
+
+    await writer.append('ping-1', [{ type: 'Pinged', data: { n: 2 } }], { expectedRevision: 0n });
+    expect((await nextEvents(iterator, 1)).map((e) => e.data)).toEqual([{ n: 2 }]);
+    // The subscription re-opens LISTEN at one of its reads, so keep it reading.
+    const third = nextEvents(iterator, 1);
+    await expect.poll(async () => (await listenersOf('relisten')).filter(({ pid }) => pid !== killed!.pid), { timeout: 5_000 })
+      .toHaveLength(1);
+    await writer.append('ping-1', [{ type: 'Pinged', data: { n: 3 } }], { expectedRevision: 1n });
+    expect((await third).map((e) => e.data)).toEqual([{ n: 3 }]);
+  });
+
+  it('closes every connection it opened, pool and LISTEN alike', async () => {
+    const store = open({ schema: 'closing' });
+    const subscription = store.subscribe({ from: 'start' });
+    const pending = iteratorOf(subscription).next();
+    await store.append('ping-1', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
+    await pending;
+    expect(await listenersOf('closing')).toHaveLength(1);
+    await store.close();
+    await expect.poll(() => connectionsOf('closing'), { timeout: 5_000 }).toEqual([]);
+  });
+
+  it('fails an append that reuses an event id, writing nothing of it, as SQLite does', async () => {
+    const store = open();
+    const id = randomUUID();
+    await store.append('message-msg_1', [{ type: 'MessageAccepted', data: {}, id }], { expectedRevision: 'any' });
+    const [reused, other] = await Promise.allSettled([
+      store.append('message-msg_1', [{ type: 'MessageSent', data: {} }, { type: 'MessageDelivered', data: {}, id }], { expectedRevision: 'any' }),
+      store.append('message-msg_2', [{ type: 'MessageAccepted', data: {} }], { expectedRevision: 'no_stream' }),
+    ]);
+    expect(reused).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/events_id_unique/) } });
+    expect(other.status).toBe('fulfilled');
+    expect((await store.readStream('message-msg_1')).map((e) => e.type)).toEqual(['MessageAccepted']);
+  });
+
+  it('maps a revision taken behind its back (UNIQUE (stream, revision)) to WrongExpectedRevisionError', async () => {
+    const store = open({ schema: 'defence' });
+    const stream = `usage-${randomUUID()}`;
+    await store.append(stream, [{ type: 'Reserved', data: { by: 'store' } }], { expectedRevision: 'no_stream' });
+    // A writer that skips the append lock: its revision 1 is inserted but not committed yet.
+    await onDatabase(database.url(), async (rogue) => {
+      await rogue.query('BEGIN');
+      await rogue.query(
+        `INSERT INTO defence.events (position, id, stream, category, revision, type, data, metadata)
+         VALUES (nextval('defence.event_positions'), $1, $2, 'usage', 1, 'Reserved', '{"by":"rogue"}', '{}')`,
+        [randomUUID(), stream],
+      );
+      const append = store.append(stream, [{ type: 'Reserved', data: { by: 'store' } }], { expectedRevision: 0n });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await rogue.query('COMMIT');
+      await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(append).rejects.toMatchObject({ expected: 0n, actual: 1n });
+    });
+    expect((await store.readStream(stream)).map((e) => e.data)).toEqual([{ by: 'store' }, { by: 'rogue' }]);
+  });
+
+  it('reads a category page by page along its index, even before the table was ever analyzed', async () => {
+    const store = open({ schema: 'paging' });
+    const batch = Array.from({ length: 100 }, (_, n) => ({ type: 'Counted', data: { n } }));
+    for (let s = 0; s < 100; s += 1) await store.append(`tally-${s}`, batch, { expectedRevision: 'no_stream' });
+    let received = 0;
+    for await (const page of store.subscribe({ category: 'tally', from: 'start' })) if ((received += page.length) >= 10_000) break;
+    await store.close();
+
+    // Counted by the server once the store's backends ended. Along the index a catch-up reads each
+    // event once; a bitmap scan + sort per 500-event page would read about 10,000^2 / 1,000 = 100,000.
+    const indexReads = await onDatabase(database.url(), async (client) => (await client.query<{ read: number }>(
+      "SELECT sum(idx_tup_read)::int AS read FROM pg_stat_user_indexes WHERE schemaname = 'paging' AND indexrelname <> 'events_id_unique'",
+    )).rows[0]!.read);
+    expect(received).toBe(10_000);
+    expect(indexReads).toBeGreaterThanOrEqual(10_000);
+    expect(indexReads).toBeLessThan(15_000);
+  });
+
+  it('round-trips data and metadata exactly: any JSON value, key order, escapes', async () => {
+    const store = open();
+    const data = [3, 'text', null, [1, { x: true }], { zebra: 1, apple: { b: 2, a: 1 } }, 'nul \u0000 and 😀'];
+    await store.append('quota-acc_1', data.map((d, i) => ({ type: `T${i}`, data: d, metadata: { z: i, a: 'x' } })), { expectedRevision: 'any' });
+    const read = await store.readStream('quota-acc_1');
+    expect(read.map((e) => e.data)).toEqual(data);
+    expect(Object.keys(read[4]!.data as object)).toEqual(['zebra', 'apple']);
+    expect(Object.keys(read[0]!.metadata)).toEqual(['z', 'a']);
+    expect(read[0]!.id).toMatch(/^[0-9a-f-]{36}$/);
+    await store.append('quota-acc_2', [{ type: 'Bare', data: undefined }], { expectedRevision: 'no_stream' });
+    expect(await store.readStream('quota-acc_2')).toMatchObject([{ data: null, metadata: {} }]);
+  });
+
+  it('rejects an empty append and a schema name it would have to quote', async () => {
+    await expect(open().append('message-msg_1', [], { expectedRevision: 'any' })).rejects.toBeInstanceOf(TypeError);
+    expect(() => new PostgresEventStore(database.url(), { schema: 'Sessions; DROP' })).toThrow(/schema must match/);
+  });
+});
