@@ -1,4 +1,5 @@
 import { connect } from '@nats-io/transport-node';
+import { natsConnectOptions } from '@switchboard/bus';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm } from '@nats-io/obj';
 import type { ObjectStore } from '@nats-io/obj';
@@ -32,8 +33,7 @@ export class NatsObjectBlobStore implements BlobStore {
   ) {}
 
   static async connect(options: NatsObjectBlobStoreOptions): Promise<NatsObjectBlobStore> {
-    const servers = options.servers.split(',').map((s) => s.trim()).filter((s) => s !== '');
-    const connection = await connect({ servers, name: options.name ?? 'blob-store' });
+    const connection = await connect({ ...natsConnectOptions(options.servers), name: options.name ?? 'blob-store' });
     try {
       return await NatsObjectBlobStore.onConnection(connection, options, true);
     } catch (error) {

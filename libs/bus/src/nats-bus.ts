@@ -43,10 +43,11 @@ export class NatsBus implements Bus {
 
   /** Connects or fails fast with `BusUnavailableError` (never waits for a server to appear). */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
-    const servers = parseServers(options.servers);
+    const { servers, ...credentials } = natsConnectOptions(options.servers);
     const timeoutMs = options.connectTimeoutMs ?? 2_000;
     const connecting = connect({
       servers,
+      ...credentials,
       name: options.name,
       timeout: timeoutMs,
       waitOnFirstConnect: false,
@@ -101,10 +102,11 @@ export class NatsBus implements Bus {
     await this.connection.flush();
     const unsubscribe = async () => {
       this.subscriptions.delete(subscription);
-      subscription.unsubscribe();
-      // As for subscribe: once flushed, the server routes nothing more here, so a request
-      // sent next gets "no responder" instead of vanishing into a dropped subscription.
-      if (this.isConnected()) await this.connection.flush();
+      // Drained, not dropped: the server routes nothing more here once it has the unsubscribe,
+      // and a request already on its way is still handled (a replica stopping loses none); a
+      // request sent next gets "no responder" instead of vanishing into a dropped subscription.
+      if (this.isConnected()) await subscription.drain().catch(() => subscription.unsubscribe());
+      else subscription.unsubscribe();
     };
     return { subject, unsubscribe };
   }
@@ -204,6 +206,29 @@ export class NatsBus implements Bus {
 export function parseServers(servers: string | string[]): string[] {
   const list = Array.isArray(servers) ? servers : servers.split(/[\s,]+/);
   return list.map((server) => server.trim()).filter(Boolean);
+}
+
+/**
+ * `nats://user:password@host:4222` as the NATS client takes it: the servers without their user
+ * info, and the user and password (percent-decoded) as options. nats.js 3 ignores credentials in a
+ * server URL, so a deployment that gives each service its own NATS user (deploy/k8s) needs this.
+ * Every URL of a list must name the same user, or none.
+ */
+export function natsConnectOptions(servers: string | string[]): { servers: string[]; user?: string; pass?: string } {
+  const users = new Set<string>();
+  let pass: string | undefined;
+  const plain = parseServers(servers).map((server) => {
+    const url = URL.canParse(server) ? new URL(server) : undefined;
+    if (!url?.username) return server;
+    users.add(decodeURIComponent(url.username));
+    pass = url.password === '' ? undefined : decodeURIComponent(url.password);
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/$/, '');
+  });
+  if (users.size > 1) throw new Error('SWITCHBOARD_NATS_URL names more than one NATS user');
+  const [user] = users;
+  return { servers: plain, ...(user ? { user, ...(pass === undefined ? {} : { pass }) } : {}) };
 }
 
 /** Waits for `work` to settle, but no longer than `timeoutMs`. */

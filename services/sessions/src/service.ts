@@ -1,11 +1,10 @@
 import { openBlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
-import { join } from 'node:path';
 import { feedWaker, IdempotencyKeys, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
-import { feedWakeSubject } from '@switchboard/contracts';
-import type { ReadyReply } from '@switchboard/contracts';
+import { feedWakeSubject, SessionsSubjects } from '@switchboard/contracts';
+import type { ReadyReply, SessionRef } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import { SessionsApi } from './api.js';
@@ -17,7 +16,7 @@ import { ConnectionManager } from './connections/connection-manager.js';
 import { Deliveries } from './connections/deliveries.js';
 import { MediaSource } from './connections/media-source.js';
 import { MessagingForwarder } from './connections/messaging-forwarder.js';
-import { SqliteMessagingOutbox } from './outbox/sqlite-messaging-outbox.js';
+import { openMessagingOutbox } from './outbox/open-messaging-outbox.js';
 import { NetworkReachability } from './connections/network-reachability.js';
 import { ConnectionRegistry } from './connections/registry.js';
 import { SessionCommands } from './connections/session-commands.js';
@@ -27,10 +26,18 @@ import { SessionListProjection } from './projections/session-list/projection.js'
 import { SessionListQueries } from './projections/session-list/queries.js';
 import { keepWithinRetention } from './sent-log/retention.js';
 import { SENT_LOG_RETENTION_MS } from './sent-log/sent-log.js';
-import { SqliteSentLog } from './sent-log/sqlite-sent-log.js';
+import { openSentLog } from './sent-log/open-sent-log.js';
 import { SessionsModule } from './sessions.module.js';
 import { IdempotentCreate } from './idempotency/create.js';
 import { SESSION_KEY_EVENTS } from './idempotency/session-keys.js';
+import { LeasedOwnership } from './replicas/leased-ownership.js';
+import { SoleOwnership } from './replicas/ownership.js';
+import type { LocalSessions, SessionOwnership } from './replicas/ownership.js';
+import { ReplicaDirectory } from './replicas/replica-directory.js';
+import { holdReplicaIdentity } from './replicas/replica-identity.js';
+import { SessionRouter } from './replicas/session-router.js';
+import { answerHere } from './sessions.module.js';
+import { connectNats } from './nats-kv.js';
 
 export interface SessionsServiceOptions {
   bus: Bus;
@@ -57,7 +64,10 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   // Every session fact may be a public event: wake the events service's intake after each.
   const wake = feedWaker(bus, feedWakeSubject('sessions'), (error) => logger.warn({ err: error }, 'feed wake-up not published'));
   const runner = new ProjectionRunner(store, db, new SessionListProjection(db), { onError, afterApply: wake });
-  const chat = await openChatNetwork(config, options.chatNetwork).catch(async (error: unknown) => {
+  // One connection for the service's JetStream KV buckets (credentials, sent log, replica directory).
+  const nats = config.natsUrl ? await connectNats(config.natsUrl, 'sessions-shared-state') : undefined;
+  const chat = await openChatNetwork(config, options.chatNetwork, nats).catch(async (error: unknown) => {
+    await nats?.close();
     await closeStores(store, db);
     throw error;
   });
@@ -73,14 +83,39 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     await commands.execute(sessionId, accountId, { type: 'RecordActivity', activity: kind }).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'activity not recorded'));
   });
   const media = new MediaSource(() => openBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'sessions-media' }));
-  const outbox = new SqliteMessagingOutbox(join(serviceDataDir('sessions', config), 'messaging-outbox.sqlite'));
+  const outbox = await openMessagingOutbox(serviceDataDir('sessions', config), nats, logger);
   const forwarder = new MessagingForwarder(bus, outbox, media, logger);
   forwarder.start();
   const reachability = new NetworkReachability();
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000 });
-  const manager = new ConnectionManager({ registry, commands, queries, slots, logger, firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000 });
-  const restored = await manager.restore();
-  logger.info(restored, 'sessions restored after start');
+  // The registry and the manager below report to ownership, which resumes and lets go through them.
+  const local: LocalSessions = {
+    adopt: (sessionId, accountId) => manager.adopt(sessionId, accountId),
+    letGo: (sessionId) => registry.letGo(sessionId),
+    held: () => registry.ids(),
+    live: () => queries.withStatus(['connected', 'pending']),
+    isLive: (sessionId) => ['connected', 'pending'].includes(queries.statusOf(sessionId) ?? ''),
+    restoreAll: async () => logger.info(await manager.restore(), 'sessions restored after start'),
+  };
+  // Several replicas share the sessions over NATS; the embedded process holds them all.
+  const directory = nats ? await ReplicaDirectory.open(nats) : undefined;
+  const identity = directory ? holdReplicaIdentity(serviceDataDir('sessions', config)) : undefined;
+  if (identity) logger.info({ replicaId: identity.replicaId, resumed: identity.resumed }, 'sessions replica');
+  const ownership: SessionOwnership = directory && identity
+    ? new LeasedOwnership({ replicaId: identity.replicaId, directory, local, maxSessions: config.sessionsMaxPerReplica ?? null, logger })
+    : new SoleOwnership(local);
+  const ended = (sessionId: string) => ownership.release(sessionId);
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000, ended });
+  const removeConnectionsGauge = processMetrics().chatConnections.addSource(() => [[{}, registry.size]]);
+  const manager = new ConnectionManager({ registry, commands, queries, slots, ownership, logger, firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000 });
+  await ownership.start();
+  const router = new SessionRouter({
+    bus,
+    ownership,
+    online: (sessionId) => registry.online(sessionId),
+    connectedOnRecord: (sessionId) => queries.statusOf(sessionId) === 'connected',
+    sendWaitMs: config.sendDeadlineMs,
+    logger,
+  });
 
   const ready = () => bus.isConnected() && runner.caughtUp();
   const readiness = (): ReadyReply => ({
@@ -94,7 +129,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     },
   });
   const creator = new IdempotentCreate(new IdempotencyKeys({ store, clock, events: SESSION_KEY_EVENTS }), manager, clock, logger);
-  const sentLog = new SqliteSentLog(join(serviceDataDir('sessions', config), 'sent-messages.sqlite'));
+  const sentLog = await openSentLog(config, serviceDataDir('sessions', config), nats);
   const stopRetention = keepWithinRetention(sentLog, {
     retentionMs: SENT_LOG_RETENTION_MS,
     onError: (error) => logger.warn({ err: error }, 'old sent-log records not dropped; next run retries'),
@@ -104,9 +139,12 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     return connection?.phase === 'pairing' ? connection.currentQr?.code : undefined;
   };
   const feed = new SessionFeed(store, liveQr);
-  const accounts = new AccountSessions({ manager, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online });
+  // An account's sessions are deleted where each is held, so the device is logged out by its own connection.
+  const deleteWhereHeld = (ref: SessionRef) => router.session('delete', ref.sessionId, { subject: SessionsSubjects.delete.subject, data: ref, headers: {} }, () => manager.delete(ref));
+  const accounts = new AccountSessions({ manager: { delete: deleteWhereHeld }, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online });
   const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed, accounts);
-  const app = await startMicroservice(SessionsModule.forApi(api), { bus, queue: 'sessions' });
+  const app = await startMicroservice(SessionsModule.forApi(api, router), { bus, queue: 'sessions' });
+  const forwarded = directory ? await router.listen((verb, message) => answerHere(api, router, verb, message)) : [];
   // An AccountClosed published while this service was down (the CLI closed it meanwhile) is found here.
   void accounts.sweepClosed().catch((error: unknown) => logger.warn({ err: error }, 'closed-account sweep stopped'));
 
@@ -114,17 +152,27 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     name: 'sessions',
     ready,
     close: async () => {
+      // Each session handed to another replica first (a rolling update drops none).
+      await ownership.drain();
+      await ownership.stop();
       removeSessionsGauge();
+      removeConnectionsGauge();
+      for (const subscription of forwarded) await subscription.unsubscribe();
       await app.close();
+      // Requests taken before the unsubscribe are answered while this replica still sees the directory.
+      await router.settled();
       activity.stop();
       await registry.stopAll();
-      forwarder.stop();
+      await forwarder.stop();
       await outbox.close();
       stopRetention();
       await sentLog.close();
       await media.close();
       await runner.stop();
-      chat.close();
+      await directory?.close();
+      identity?.release();
+      await chat.close();
+      await nats?.close();
       await closeStores(store, db);
     },
   };

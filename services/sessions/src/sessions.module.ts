@@ -4,20 +4,27 @@ import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservice
 import { FeedSubjects, ReadySubjects, SessionsSubjects, subjectForEvent } from '@switchboard/contracts';
 import type { ReplyOf, SubjectContract } from '@switchboard/contracts';
 import { parseRequest } from '@switchboard/bus';
-import type { BusContext } from '@switchboard/bus';
+import type { BusContext, BusMessage } from '@switchboard/bus';
 import type { SessionsApi } from './api.js';
+import type { RoutedVerb, SessionRouter } from './replicas/session-router.js';
 
 const SESSIONS_API = Symbol('SessionsApi');
+const SESSION_ROUTER = Symbol('SessionRouter');
 
 type Reply<C extends SubjectContract> = ReplyOf<C> | Promise<ReplyOf<C>>;
 
 @Controller()
 export class SessionsController {
-  constructor(@Inject(SESSIONS_API) private readonly api: SessionsApi) {}
+  constructor(
+    @Inject(SESSIONS_API) private readonly api: SessionsApi,
+    @Inject(SESSION_ROUTER) private readonly router: SessionRouter,
+  ) {}
 
+  /** Parsed by the replica that places it (its id is minted there). */
   @MessagePattern(SessionsSubjects.create.subject)
   create(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.create> {
-    return this.api.create(parseRequest(SessionsSubjects.create, ctx.getMessage()));
+    const message = ctx.getMessage();
+    return this.router.create(message, () => this.api.create(parseRequest(SessionsSubjects.create, message)));
   }
 
   @MessagePattern(SessionsSubjects.get.subject)
@@ -32,7 +39,8 @@ export class SessionsController {
 
   @MessagePattern(SessionsSubjects.delete.subject)
   delete(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.delete> {
-    return this.api.delete(parseRequest(SessionsSubjects.delete, ctx.getMessage()));
+    const ref = parseRequest(SessionsSubjects.delete, ctx.getMessage());
+    return this.router.session('delete', ref.sessionId, ctx.getMessage(), () => this.api.delete(ref));
   }
 
   @MessagePattern(SessionsSubjects.deleteAll.subject)
@@ -48,12 +56,14 @@ export class SessionsController {
 
   @MessagePattern(SessionsSubjects.qr.subject)
   qr(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.qr> {
-    return this.api.qr(parseRequest(SessionsSubjects.qr, ctx.getMessage()));
+    const ref = parseRequest(SessionsSubjects.qr, ctx.getMessage());
+    return this.router.session('qr', ref.sessionId, ctx.getMessage(), () => this.api.qr(ref));
   }
 
   @MessagePattern(SessionsSubjects.send.subject)
   send(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.send> {
-    return this.api.send(parseRequest(SessionsSubjects.send, ctx.getMessage()));
+    const command = parseRequest(SessionsSubjects.send, ctx.getMessage());
+    return this.router.session('send', command.sessionId, ctx.getMessage(), () => this.api.send(command));
   }
 
   @MessagePattern(FeedSubjects.sessions.subject)
@@ -67,10 +77,37 @@ export class SessionsController {
   }
 }
 
-/** The Nest module of the sessions service, bound to one SessionsApi instance. */
+/** A request another replica forwarded to this one's own subject (it owns the session, or did): parsed at this edge. */
+export async function answerHere(api: SessionsApi, router: SessionRouter, verb: RoutedVerb, message: BusMessage): Promise<unknown> {
+  switch (verb) {
+    case 'create':
+      return api.create(parseRequest(SessionsSubjects.create, message));
+    case 'qr': {
+      const ref = parseRequest(SessionsSubjects.qr, message);
+      return router.session('qr', ref.sessionId, message, () => api.qr(ref));
+    }
+    case 'delete': {
+      const ref = parseRequest(SessionsSubjects.delete, message);
+      return router.session('delete', ref.sessionId, message, () => api.delete(ref));
+    }
+    case 'send': {
+      const command = parseRequest(SessionsSubjects.send, message);
+      return router.session('send', command.sessionId, message, () => api.send(command));
+    }
+  }
+}
+
+/** The Nest module of the sessions service, bound to one SessionsApi instance and its router. */
 @Module({})
 export class SessionsModule {
-  static forApi(api: SessionsApi): DynamicModule {
-    return { module: SessionsModule, controllers: [SessionsController], providers: [{ provide: SESSIONS_API, useValue: api }] };
+  static forApi(api: SessionsApi, router: SessionRouter): DynamicModule {
+    return {
+      module: SessionsModule,
+      controllers: [SessionsController],
+      providers: [
+        { provide: SESSIONS_API, useValue: api },
+        { provide: SESSION_ROUTER, useValue: router },
+      ],
+    };
   }
 }

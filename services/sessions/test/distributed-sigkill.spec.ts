@@ -32,7 +32,8 @@ const phone = uniquePhone();
 beforeAll(async () => {
   // `nx run …:test` builds first; a bare `vitest run` gets the same guarantee here (cached when fresh).
   execFileSync(join(workspace, 'node_modules/.bin/nx'), ['run', '@switchboard/sessions:build', '--output-style=static'], { cwd: workspace, stdio: 'ignore' });
-  nats = await PrivateNatsServer.start();
+  // JetStream: the distributed mode keeps chat credentials and the sent log in KV buckets.
+  nats = await PrivateNatsServer.start({ jetstream: true });
   emulator = await startEmulator({ port: 0, controlPort: 0 });
   bus = await NatsBus.connect({ servers: nats.url, name: 'sessions-test' });
   dataDir = mkdtempSync(join(tmpdir(), 'sb-sessions-dist-'));
@@ -44,7 +45,7 @@ afterAll(async () => {
   await quota?.close();
   await bus?.close();
   await emulator?.stop();
-  await nats?.stop();
+  await nats?.stop({ removeStore: true });
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEventStore } from '@switchboard/eventstore';
 import { ApiClient, eventually } from '../support/http.js';
 import { startSwitchboardUnderTest } from '../support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../support/harness.js';
 
 // Closing an account as an operator does it, from the admin API and from the CLI: its key stops
 // working, its session is deleted and its device logged out of the (emulated) network, and its
-// history stays: the admin API still shows the account, closed, and the stores on disk keep the
-// message it sent and the session's deletion.
+// history stays: the admin API still shows the account, closed, and the event stores (on disk, or
+// in PostgreSQL) keep the message it sent and the session's deletion.
 
 let counter = 0;
 const newPhone = (prefix: string) => `${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(counter++).padStart(4, '0')}`;
@@ -18,14 +18,14 @@ const bin = fileURLToPath(new URL('../../bin/switchboard.js', import.meta.url));
 
 interface StoredEvent { type: string; data: Record<string, unknown> }
 
-/** The events of one stream as a service stored them under the data dir (read-only, beside the running server). */
-function storedEvents(dataDir: string, service: string, stream: string): StoredEvent[] {
-  const db = new DatabaseSync(join(dataDir, service, 'events.sqlite'), { readOnly: true });
+/** The events of one stream as a service stored them (SQLite beside the running server, or its PostgreSQL schema). */
+async function storedEvents(sut: SwitchboardUnderTest, service: string, stream: string): Promise<StoredEvent[]> {
+  const url = sut.cluster?.eventStoreUrl;
+  const store = openEventStore({ url, schema: service, sqlitePath: join(sut.dataDir, service, 'events.sqlite') });
   try {
-    const rows = db.prepare('SELECT type, data FROM events WHERE stream = ? ORDER BY revision').all(stream) as { type: string; data: string }[];
-    return rows.map((row) => ({ type: row.type, data: JSON.parse(row.data) as Record<string, unknown> }));
+    return (await store.readStream(stream)).map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }));
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -71,11 +71,11 @@ describe.each<Mode>(['embedded', 'distributed'])('closing an account (%s mode)',
     expect([shown.status, shown.body.data]).toEqual([200, expect.objectContaining({ accountId: account.accountId, name: 'Leaving Ltd', closedAt, activeSessions: 0 })]);
     const listed = await admin.get('/v1/admin/accounts?limit=100');
     expect(listed.body.data.accounts).toContainEqual(expect.objectContaining({ accountId: account.accountId, closedAt }));
-    const session = storedEvents(sut.dataDir, 'sessions', `session-${account.sessionId}`);
+    const session = await storedEvents(sut, 'sessions', `session-${account.sessionId}`);
     expect(session.at(-1)).toMatchObject({ type: 'SessionDeleted', data: { previousStatus: 'connected', loggedOut: true } });
-    const message = storedEvents(sut.dataDir, 'messaging', `message-${account.messageId}`).map((e) => e.type);
+    const message = (await storedEvents(sut, 'messaging', `message-${account.messageId}`)).map((e) => e.type);
     expect(message).toEqual(expect.arrayContaining(['MessageAccepted', 'MessageSent']));
-    expect(storedEvents(sut.dataDir, 'quota', `account-${account.accountId}`).map((e) => e.type)).toContain('AccountClosed');
+    expect((await storedEvents(sut, 'quota', `account-${account.accountId}`)).map((e) => e.type)).toContain('AccountClosed');
   }
 
   it('DELETE /v1/admin/accounts/{id}: key refused, session deleted and logged out, account still shown, closed; again 200', async () => {

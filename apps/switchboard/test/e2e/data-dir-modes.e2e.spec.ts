@@ -29,7 +29,8 @@ describe.each<Mode>(['embedded', 'distributed'])('files under SWITCHBOARD_DATA_D
 
   beforeAll(async () => {
     // Embedded without a configured key: the generated secret-key file is part of what is checked.
-    sut = await startSwitchboardUnderTest(mode, mode === 'embedded' ? { env: { SWITCHBOARD_SECRET_KEY: '' } } : {});
+    // Distributed on SQLite per service (one host): the files whose modes are checked.
+    sut = await startSwitchboardUnderTest(mode, mode === 'embedded' ? { env: { SWITCHBOARD_SECRET_KEY: '' } } : { eventStore: 'sqlite' });
     const api = new ApiClient(sut.url, sut.apiKey);
     const created = await api.post('/v1/sessions', {});
     await sut.emulator.scan(created.body.data.qrCode, `1555${String(process.pid % 10_000).padStart(4, '0')}01`);
@@ -48,8 +49,9 @@ describe.each<Mode>(['embedded', 'distributed'])('files under SWITCHBOARD_DATA_D
   it('are folders 0700 and files 0600, the credentials store and its WAL included', () => {
     const modes = modesUnder(sut.dataDir);
     const expected = [
-      'sessions/', 'sessions/chat-credentials.sqlite', 'sessions/chat-credentials.sqlite-wal', 'sessions/chat-credentials.sqlite-shm',
-      'sessions/events.sqlite', 'sessions/read-models.sqlite', 'messaging/events.sqlite', 'messaging/read-models.sqlite',
+      // Distributed, the chat credentials are in a JetStream KV bucket every sessions replica reads.
+      ...(mode === 'embedded' ? ['sessions/chat-credentials.sqlite', 'sessions/chat-credentials.sqlite-wal', 'sessions/chat-credentials.sqlite-shm'] : []),
+      'sessions/', 'sessions/events.sqlite', 'sessions/read-models.sqlite', 'messaging/events.sqlite', 'messaging/read-models.sqlite',
       'quota/events.sqlite', 'quota/publisher.sqlite', 'emulator/', 'emulator/network.json', 'emulator/inbox/',
       ...(mode === 'embedded' ? ['sessions/secret-key', 'media/'] : []),
     ];

@@ -140,7 +140,8 @@ describe('traces, metrics and logs across the distributed processes', () => {
     expect(growth(before.messaging, after.messaging, 'switchboard_bus_request_duration_seconds_count{subject="sb.v1.quota.reserveDaily",outcome="ok"}')).toBe(1);
     expect(growth(before.messaging, after.messaging, 'switchboard_delivery_latency_seconds_count{receipt="delivered"}')).toBe(1);
     expect(growth(before.sessions, after.sessions, 'switchboard_send_ack_duration_seconds_count{type="text",outcome="ok"}')).toBe(1);
-    expect(growth(before.messaging, after.messaging, 'switchboard_eventstore_append_duration_seconds_count{system="sqlite",category="message",outcome="ok"}')).toBeGreaterThanOrEqual(2);
+    const system = sut.cluster?.eventStoreUrl ? 'postgresql' : 'sqlite';
+    expect(growth(before.messaging, after.messaging, `switchboard_eventstore_append_duration_seconds_count{system="${system}",category="message",outcome="ok"}`)).toBeGreaterThanOrEqual(2);
     expect(after.sessions['switchboard_sessions{state="connected"}']).toBeGreaterThanOrEqual(1);
     expect(after.sessions['switchboard_sessions{state="pending"}']).toBeGreaterThanOrEqual(1);
     expect(after.messaging['switchboard_projection_lag_events{projection="message-status-v1"}']).toBe(0);

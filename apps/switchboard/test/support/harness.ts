@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PrivateNatsServer, closedLoopbackPort } from '@switchboard/bus/testing';
+import { createTestDatabase } from '@switchboard/eventstore/testing';
 import { EmulatorControlClient } from '@switchboard/chat-emulator';
 import { NodeProcess, REPO_ROOT, waitUntilReady } from './processes.js';
 
@@ -44,6 +45,24 @@ export interface ClusterControls {
   startNats(): Promise<void>;
   /** Resolves once the gateway's /readyz answers 200, that is every service is ready. */
   untilReady(): Promise<void>;
+  /** The sessions replicas (`sessionsReplicas`), each its own process with its own data dir. */
+  readonly sessionsReplicas: readonly SessionsReplica[];
+  /** Distributed mode on PostgreSQL: `SWITCHBOARD_EVENTSTORE_URL` of every process. */
+  readonly eventStoreUrl?: string;
+}
+
+/** One sessions process of several sharing the sessions. */
+export interface SessionsReplica {
+  readonly index: number;
+  readonly pid: number | undefined;
+  /** SIGKILL: its sessions must move to the survivors. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for the exit: it hands its sessions over first. */
+  stop(): Promise<void>;
+  /** Starts it; resolves once it is up (its metrics endpoint answers: it took its sessions and listens). */
+  start(): Promise<void>;
+  /** Its `/metrics` (each replica has its own SWITCHBOARD_METRICS_PORT). */
+  readonly metricsUrl: string;
 }
 
 /** The processes of the distributed mode that `processEnv` can address. */
@@ -58,6 +77,14 @@ export interface HarnessOptions {
   onOutput?: (process: string, chunk: string) => void;
   /** A chat network emulator already running in its own process (benchmarks); else one is started. */
   emulator?: EmulatorProcess;
+  /** Distributed mode: how many sessions processes share the sessions (default 1). */
+  sessionsReplicas?: number;
+  /**
+   * Distributed mode: the event store of every service. `postgres` (default): a database of the
+   * run's own on the machine's PostgreSQL, dropped at close; `sqlite`: a file per service in the
+   * shared data dir (one host only, one sessions replica).
+   */
+  eventStore?: 'postgres' | 'sqlite';
 }
 
 /** The emulator as `npm run emulator` runs it: its own process, reached over loopback. */
@@ -145,15 +172,31 @@ async function stopIfFailing(start: () => Promise<void>, close: () => Promise<vo
 export async function startDistributed(options: HarnessOptions = {}): Promise<SwitchboardUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-distributed-'));
   const { env, apiKey, adminKey } = baseEnv(dataDir, options);
-  // JetStream: the distributed mode keeps media blobs in a NATS object store.
+  // JetStream: the distributed mode keeps media blobs, chat credentials and the replica directory in it.
   const nats = await PrivateNatsServer.start({ jetstream: true });
+  const database = (options.eventStore ?? 'postgres') === 'postgres' ? await createTestDatabase('sb_e2e') : undefined;
   const emulator = options.emulator ?? (await startEmulatorProcess(join(dataDir, 'emulator')));
   const port = await closedLoopbackPort();
-  const serviceEnv = { ...env, SWITCHBOARD_NATS_URL: nats.url, SWITCHBOARD_EMULATOR_URL: emulator.wsUrl, SWITCHBOARD_PORT: String(port) };
-  const service = (name: ServiceProcess) =>
-    new NodeProcess(name, entry(`services/${name}/dist/src/main.js`), { ...serviceEnv, ...options.processEnv?.[name] }, options.onOutput);
-  const processes = (['quota', 'sessions', 'messaging', 'events', 'gateway'] as const).map(service);
-  const sessions = processes[1]!;
+  const serviceEnv = {
+    ...env,
+    SWITCHBOARD_NATS_URL: nats.url,
+    SWITCHBOARD_EMULATOR_URL: emulator.wsUrl,
+    SWITCHBOARD_PORT: String(port),
+    ...(database ? { SWITCHBOARD_EVENTSTORE_URL: database.url } : {}),
+  };
+  const service = (name: ServiceProcess, extra: Record<string, string> = {}) =>
+    new NodeProcess(name, entry(`services/${name}/dist/src/main.js`), { ...serviceEnv, ...extra, ...options.processEnv?.[name] }, options.onOutput);
+  // Replicas after the first keep their files (read models, outbox) in a data dir of their own, as pods do.
+  const replicaCount = options.sessionsReplicas ?? 1;
+  const metricsPorts = await Promise.all(Array.from({ length: replicaCount }, () => closedLoopbackPort()));
+  const sessionsProcesses = metricsPorts.map((metricsPort, i) =>
+    service('sessions', {
+      SWITCHBOARD_METRICS_PORT: String(metricsPort),
+      ...(i === 0 ? {} : { SWITCHBOARD_DATA_DIR: join(dataDir, `sessions-replica-${i + 1}`) }),
+    }),
+  );
+  const processes = [service('quota'), ...sessionsProcesses, service('messaging'), service('events'), service('gateway')];
+  const sessions = sessionsProcesses[0]!;
   for (const p of processes) p.start();
   const url = `http://127.0.0.1:${port}`;
   const all = processes;
@@ -161,6 +204,7 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
     for (const p of [...processes].reverse()) await p.stop();
     if (!options.emulator) await emulator.stop();
     await nats.stop({ removeStore: true });
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
   await stopIfFailing(() => waitUntilReady(`${url}/readyz`, all), close);
@@ -172,6 +216,20 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
     stopNats: () => nats.stop(),
     startNats: () => nats.restart(),
     untilReady: () => waitUntilReady(`${url}/readyz`, all),
+    sessionsReplicas: sessionsProcesses.map((p, index) => ({
+      index,
+      get pid() {
+        return p.pid;
+      },
+      kill: () => p.kill(),
+      stop: () => p.stop(),
+      start: async () => {
+        p.start();
+        await waitUntilReady(`http://127.0.0.1:${metricsPorts[index]}/metrics`, [p]);
+      },
+      metricsUrl: `http://127.0.0.1:${metricsPorts[index]}/metrics`,
+    })),
+    ...(database ? { eventStoreUrl: database.url } : {}),
   };
   return {
     mode: 'distributed', url, apiKey, adminKey, dataDir, natsUrl: nats.url,

@@ -151,6 +151,10 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
   isOnNetwork(phone: PhoneNumber): Promise<boolean>;
   /** Unlinks this device from the phone and wipes its stored credentials. */
   logout(): Promise<void>;
-  /** Closes the connection and keeps the credentials, so a later `start()` resumes. */
+  /**
+   * Closes the connection and keeps the credentials, so a later `start()` resumes; resolves once
+   * it is closed (another replica may open the next one at once), after the sends already written
+   * were acknowledged (bounded).
+   */
   stop(): Promise<void>;
 }

@@ -12,12 +12,15 @@ import { qrDataUrl } from './qr.js';
 import type { ConnectionRegistry } from './registry.js';
 import type { SessionCommands } from './session-commands.js';
 import type { SessionSlots } from './quota-slots.js';
+import type { SessionOwnership } from '../replicas/ownership.js';
 
 export interface ConnectionManagerDeps {
   registry: ConnectionRegistry;
   commands: SessionCommands;
   queries: SessionListQueries;
   slots: SessionSlots;
+  /** Which replica holds which session. */
+  ownership: SessionOwnership;
   logger: Logger;
   /** How long create waits for the network's first pairing code. */
   firstQrTimeoutMs: number;
@@ -37,17 +40,20 @@ export class ConnectionManager {
    */
   async create(accountId: string, name: string | null, sessionId: string): Promise<CreateSessionResult> {
     const { registry, commands, slots } = this.deps;
-    await slots.reserve(accountId, sessionId);
-    try {
-      await commands.execute(sessionId, accountId, { type: 'CreateSession', sessionId, accountId, name });
-    } catch (error) {
-      await slots.release(accountId, sessionId);
-      throw error;
-    }
-    const connection = registry.open(sessionId, accountId, 'pairing');
-    const qr = await this.firstQr(connection);
-    // The code may have rotated while the PNG was being drawn: show the one the network shows now.
-    return { sessionId, qrCode: await qrDataUrl((connection.currentQr ?? qr).code), status: 'pending' };
+    // Recorded as this replica's before anything else, so no other replica takes it up meanwhile.
+    return this.deps.ownership.claimNew(sessionId, accountId, async () => {
+      await slots.reserve(accountId, sessionId);
+      try {
+        await commands.execute(sessionId, accountId, { type: 'CreateSession', sessionId, accountId, name });
+      } catch (error) {
+        await slots.release(accountId, sessionId);
+        throw error;
+      }
+      const connection = registry.open(sessionId, accountId, 'pairing');
+      const qr = await this.firstQr(connection);
+      // The code may have rotated while the PNG was being drawn: show the one the network shows now.
+      return { sessionId, qrCode: await qrDataUrl((connection.currentQr ?? qr).code), status: 'pending' as const };
+    });
   }
 
   /**
@@ -108,6 +114,19 @@ export class ConnectionManager {
       }
     }
     return counts;
+  }
+
+  /**
+   * Takes up a session this replica now owns (a failover, a handover): a connected one resumes from
+   * its stored credentials; a pending one times out (its QR code died with the other replica's
+   * socket); any other has nothing to hold, and its owner record goes.
+   */
+  async adopt(sessionId: string, accountId: string): Promise<void> {
+    if (this.deps.registry.get(sessionId)) return;
+    const session = await this.deps.commands.load(sessionId);
+    if (session.status === 'connected') return this.resume(sessionId, accountId);
+    if (session.status === 'pending') return this.timeOutStale(sessionId, accountId);
+    await this.deps.ownership.release(sessionId);
   }
 
   /** Starts the driver from stored credentials; the socket opens in the background. */

@@ -51,8 +51,9 @@ export class Deliveries {
     const connection = this.registry.get(command.sessionId);
     if (!connection || connection.accountId !== command.accountId) {
       const { status } = await this.manager.visible(command);
-      // Connected on record but not held here: its resume failed or is still being recorded.
-      if (status === 'connected') throw new ApiError('CHAT_NETWORK_ERROR', "The session's connection is not available right now; retry shortly.");
+      // Connected on record but not held here (the router waited up to the deadline for it): its
+      // resume failed, or it is still moving between replicas. Nothing was written: retryable.
+      if (status === 'connected') throw notSentError("The session's connection is not available right now; retry shortly.");
       throw new SessionNotConnected(status);
     }
     if (connection.phase !== 'linked') throw new SessionNotConnected('pending');

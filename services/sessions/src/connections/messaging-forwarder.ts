@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MessagingSubjects } from '@switchboard/contracts';
 import type { RecordReceiptCommand } from '@switchboard/contracts';
 import { callService, ContractViolationError, ServiceCallError } from '@switchboard/bus';
@@ -5,47 +6,56 @@ import type { Bus } from '@switchboard/bus';
 import { SpanKind, runInRootSpan, withLogFields } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import type { InboundEvent } from '../chat/index.js';
-import type { MessagingOutbox, OutboxEntry, StoredEntry } from '../outbox/messaging-outbox.js';
+import type { MessagingOutbox, OutboxDelivery, OutboxEntry } from '../outbox/messaging-outbox.js';
 import { forwardedContent, recordInboundCommand } from './inbound.js';
 import type { MediaSource } from './media-source.js';
 
 const REQUEST_TIMEOUT_MS = 5_000;
-/** Entries sent at once: a burst of receipts does not go one round trip at a time. */
+/** Entries sent at once by this process: a burst of receipts does not go one round trip at a time. */
 const MAX_IN_FLIGHT = 32;
 const MAX_BACKOFF_MS = 5_000;
+/** A take that ended at once with nothing (a closed outbox does) is not followed by another at once. */
+const IDLE_TAKE_GAP_MS = 100;
 
 /**
  * Hands what the network reports (receipts, received messages) to the messaging service through
- * the durable outbox: an entry is written first, then sent (`sb.v1.messaging.recordReceipt` /
- * `recordInbound`) until messaging answers, however long it is away, and across a restart of
- * this process (what the outbox holds is sent again at start; messaging records each once).
- * While messaging cannot be reached, sending pauses with a growing wait (up to 5 s).
- * Only a refusal that retrying cannot change (a 4xx-class error) drops an entry, logged.
+ * the durable outbox: an entry is written first, then taken from the outbox and sent
+ * (`sb.v1.messaging.recordReceipt` / `recordInbound`) until messaging answers, however long it is
+ * away, and across a restart of this process (what the outbox holds is sent again; messaging
+ * records each once). With a shared outbox (distributed mode) an entry may be sent by any replica.
+ * While messaging cannot be reached, sending pauses with a growing wait (up to 5 s), and the entry
+ * is handed back to the outbox for that long. Only a refusal that retrying cannot change (a
+ * 4xx-class error) drops an entry, logged.
  */
 export class MessagingForwarder {
-  #queue: StoredEntry[];
   #inFlight = 0;
   #failures = 0;
   #paused: NodeJS.Timeout | undefined;
-  #stopped = false;
+  #pausedUntil = 0;
+  readonly #stopping = new AbortController();
+  #taking: Promise<void> = Promise.resolve();
+  readonly #sending = new Set<Promise<void>>();
+  /** The take loop, waiting for room (a send to end, a pause to end, or stop). */
+  #roomWaiter: (() => void) | undefined;
 
   constructor(
     private readonly bus: Bus,
     private readonly outbox: MessagingOutbox,
     private readonly media: Pick<MediaSource, 'put'>,
     private readonly logger: Logger,
-  ) {
-    this.#queue = outbox.pending();
-    if (this.#queue.length > 0) logger.info({ entries: this.#queue.length }, 'receipts and received messages from before the restart are sent to messaging again');
-  }
+  ) {}
 
   start(): void {
-    this.#pump();
+    this.outbox.backlog().then(
+      (entries) => entries > 0 && this.logger.info({ entries }, 'receipts and received messages from before the restart are sent to messaging again'),
+      () => undefined,
+    );
+    this.#taking = this.#run();
   }
 
   /** Not awaited by the connection: the receipt is sent once it is in the outbox. */
   receipt(receipt: RecordReceiptCommand): void {
-    this.#add({ subject: 'recordReceipt', command: receipt }).catch((error: unknown) =>
+    this.outbox.add({ subject: 'recordReceipt', command: receipt }).catch((error: unknown) =>
       this.logger.error({ err: error, sessionId: receipt.sessionId }, 'receipt not written to the outbox'),
     );
   }
@@ -53,60 +63,109 @@ export class MessagingForwarder {
   /** Media goes to the blob store first; resolves once the message is in the outbox. */
   async inbound(accountId: string, sessionId: string, to: string, inbound: InboundEvent): Promise<void> {
     const content = await forwardedContent(inbound.content, this.media);
-    await this.#add({ subject: 'recordInbound', command: recordInboundCommand(accountId, sessionId, to, inbound, content) });
+    await this.outbox.add({ subject: 'recordInbound', command: recordInboundCommand(accountId, sessionId, to, inbound, content) });
   }
 
-  /** Sends nothing more; what is still in the outbox goes out after the next start. */
-  stop(): void {
-    this.#stopped = true;
+  /**
+   * Takes nothing more; what is still in the outbox goes out after the next start (or from another
+   * replica). Resolves once each entry being sent has its outcome in the outbox (within the 5 s
+   * request timeout): close the outbox after that, or an entry another replica could send at once
+   * waits for the shared outbox's ack wait.
+   */
+  async stop(): Promise<void> {
+    this.#stopping.abort();
     clearTimeout(this.#paused);
+    this.#wakeTaker();
+    await this.#taking;
+    await Promise.all(this.#sending);
   }
 
-  async #add(entry: OutboxEntry): Promise<void> {
-    const stored = await this.outbox.add(entry);
-    this.#queue.push(stored);
-    this.#pump();
-  }
-
-  #pump(): void {
-    while (!this.#stopped && this.#paused === undefined && this.#inFlight < MAX_IN_FLIGHT && this.#queue.length > 0) {
-      const next = this.#queue.shift()!;
-      this.#inFlight++;
-      void this.#send(next).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
+  /** Takes from the outbox as much as there is room for, for as long as this runs. */
+  async #run(): Promise<void> {
+    const signal = this.#stopping.signal;
+    let failedTakes = 0;
+    while (!signal.aborted) {
+      await this.#room();
+      if (signal.aborted) return;
+      let handedOut = 0;
+      const startedAt = Date.now();
+      try {
+        for await (const delivery of this.outbox.take(MAX_IN_FLIGHT - this.#inFlight, signal)) {
+          handedOut++;
+          this.#dispatch(delivery);
+        }
+        if (failedTakes > 0) this.logger.info('the outbox is read again');
+        failedTakes = 0;
+      } catch (error) {
+        if (signal.aborted) return;
+        // The shared outbox out of reach (NATS restarting): what it holds waits there.
+        if (++failedTakes === 1) this.logger.warn({ err: error }, 'outbox not read; trying again');
+        await wait(Math.min(100 * 2 ** failedTakes, MAX_BACKOFF_MS), signal);
+        continue;
+      }
+      if (handedOut === 0 && Date.now() - startedAt < IDLE_TAKE_GAP_MS) await wait(IDLE_TAKE_GAP_MS, signal);
     }
   }
 
-  async #send(stored: StoredEntry): Promise<void> {
-    const { entry } = stored;
+  #dispatch(delivery: OutboxDelivery): void {
+    // Arrived while stopping or paused: back to the outbox, for another replica or a later attempt.
+    if (this.#stopping.signal.aborted) return delivery.retryLater(0);
+    if (this.#paused !== undefined) return delivery.retryLater(Math.max(0, this.#pausedUntil - Date.now()));
+    this.#inFlight++;
+    const sending = this.#send(delivery).finally(() => {
+      this.#inFlight--;
+      this.#sending.delete(sending);
+      this.#wakeTaker();
+    });
+    this.#sending.add(sending);
+  }
+
+  async #send(delivery: OutboxDelivery): Promise<void> {
+    const { entry } = delivery;
     try {
       await this.#request(entry);
       this.#failures = 0;
-      this.outbox.remove(stored.id);
+      delivery.done();
     } catch (error) {
-      if (this.#stopped) return;
+      if (this.#stopping.signal.aborted) return delivery.retryLater(0);
       // Refused for good (a 4xx-class answer, or a command that breaks the contract): dropped, not retried forever.
       if ((error instanceof ServiceCallError && error.outcome === 'refused' && error.httpStatus < 500) || error instanceof ContractViolationError) {
         this.logger.warn({ err: error, sessionId: entry.command.sessionId, subject: entry.subject }, 'messaging refused what the network reported; dropped');
-        this.outbox.remove(stored.id);
+        delivery.drop();
         return;
       }
-      // Unreachable, slow or failing: back in the queue, and a pause before anything is sent again.
-      this.#queue.unshift(stored);
-      this.#pause();
+      // Unreachable, slow or failing: back to the outbox, and a pause before anything is sent again.
+      delivery.retryLater(this.#pause());
     }
   }
 
-  #pause(): void {
-    if (this.#paused !== undefined) return;
-    this.#failures++;
-    const waitMs = Math.min(100 * 2 ** this.#failures, MAX_BACKOFF_MS);
-    this.#paused = setTimeout(() => {
-      this.#paused = undefined;
-      this.#pump();
-    }, waitMs);
+  /** Starts a pause unless one runs; the time left of it. */
+  #pause(): number {
+    if (this.#paused === undefined) {
+      this.#failures++;
+      const waitMs = Math.min(100 * 2 ** this.#failures, MAX_BACKOFF_MS);
+      this.#pausedUntil = Date.now() + waitMs;
+      this.#paused = setTimeout(() => {
+        this.#paused = undefined;
+        this.#wakeTaker();
+      }, waitMs);
+    }
+    return Math.max(0, this.#pausedUntil - Date.now());
+  }
+
+  #hasRoom(): boolean {
+    return this.#stopping.signal.aborted || (this.#paused === undefined && this.#inFlight < MAX_IN_FLIGHT);
+  }
+
+  #room(): Promise<void> {
+    return this.#hasRoom() ? Promise.resolve() : new Promise((resolve) => (this.#roomWaiter = resolve));
+  }
+
+  #wakeTaker(): void {
+    if (this.#roomWaiter === undefined || !this.#hasRoom()) return;
+    const wake = this.#roomWaiter;
+    this.#roomWaiter = undefined;
+    wake();
   }
 
   /**
@@ -125,4 +184,9 @@ export class MessagingForwarder {
       ),
     );
   }
+}
+
+/** Waits `ms`, less when `signal` aborts. */
+async function wait(ms: number, signal: AbortSignal): Promise<void> {
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
 }

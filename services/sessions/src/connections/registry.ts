@@ -24,6 +24,8 @@ export interface RegistryDeps {
   wipeCredentials(sessionId: string): void;
   /** How long ending a session waits for the network to confirm its logout before going on. */
   logoutTimeoutMs: number;
+  /** A session ended for good: no replica holds it any more. */
+  ended(sessionId: string): Promise<void>;
   logger: Logger;
 }
 
@@ -43,6 +45,17 @@ export class ConnectionRegistry implements ConnectionListener {
 
   get size(): number {
     return this.live.size;
+  }
+
+  /** Ids of the sessions with a connection here. */
+  ids(): string[] {
+    return [...this.live.keys()];
+  }
+
+  /** Whether the session's connection is here, linked, and online on the network. */
+  online(sessionId: string): boolean {
+    const connection = this.live.get(sessionId);
+    return connection !== undefined && connection.phase === 'linked' && connection.online;
   }
 
   open(sessionId: string, accountId: string, phase: ConnectionPhase): LiveConnection {
@@ -73,6 +86,7 @@ export class ConnectionRegistry implements ConnectionListener {
     for (const command of commands(loggedOut)) recorded.push(...(await this.deps.commands.execute(sessionId, accountId, command)).events);
     this.deps.logger.info({ sessionId, recorded: recorded.map((e) => e.type) }, 'session ended');
     await this.deps.slots.release(accountId, sessionId);
+    await this.deps.ended(sessionId);
     return recorded;
   }
 
@@ -95,13 +109,21 @@ export class ConnectionRegistry implements ConnectionListener {
     return wasOnline && reached;
   }
 
-  /** Shutdown: closes every connection WITHOUT logging out (the next start resumes them). */
+  /**
+   * Closes the session's connection here WITHOUT logging out (another replica, or the next start,
+   * resumes it); reports already received finish first, so the stores do not close under them.
+   */
+  async letGo(sessionId: string): Promise<void> {
+    const connection = this.live.get(sessionId);
+    if (!connection) return;
+    this.release(connection);
+    await connection.driver.stop().catch(() => undefined);
+    await connection.idle();
+  }
+
+  /** Shutdown: lets go of every connection. */
   async stopAll(): Promise<void> {
-    const connections = [...this.live.values()];
-    for (const connection of connections) this.release(connection);
-    await Promise.all(connections.map((c) => c.driver.stop().catch(() => undefined)));
-    // Reports already received finish before the stores close under them.
-    await Promise.all(connections.map((c) => c.idle()));
+    await Promise.all(this.ids().map((sessionId) => this.letGo(sessionId)));
   }
 
   async qr(connection: LiveConnection, qr: QrEvent): Promise<void> {

@@ -17,8 +17,8 @@ export interface SentRecord {
  * The port to the sessions service's durable record of what the chat network acknowledged. It
  * outlives the process (a SIGKILL included) and is read by whichever sessions process handles a
  * redelivery, so a message goes out again only when its first attempt may not have reached the
- * network. SQLite today (`SqliteSentLog`); the shared sessions store once several replicas share
- * sessions.
+ * network. SQLite in the embedded mode (`SqliteSentLog`); the JetStream KV bucket every replica
+ * reads in the distributed mode (`KvSentLog`). `openSentLog` picks one.
  */
 export interface SentLog {
   /** Resolves once the record is durable: after that, a crash of this process keeps it. */

@@ -42,6 +42,8 @@ export interface BaileysDriverOptions {
 const RECENT_MESSAGES = 128;
 const FIRST_QR_MS = 60_000;
 const NEXT_QR_MS = 20_000;
+/** How long a stop lets the network acknowledge the sends already written. */
+const ACKS_ON_STOP_MS = 2_000;
 
 interface RecentMessage {
   message: proto.IMessage;
@@ -62,6 +64,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   #failedAttempts = 0;
   #qrIssued = 0;
   #reconnectTimer: NodeJS.Timeout | undefined;
+  /** Counts start() calls: one that awaited its creds across a stop and a new start yields to it. */
+  #starts = 0;
   /** Received messages go out in the order they arrived, media after its download. */
   #inbound: Promise<void> = Promise.resolve();
 
@@ -79,12 +83,36 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     if (this.#running) return;
     this.#running = true;
     this.#failedAttempts = 0;
+    const start = ++this.#starts;
+    let creds: AuthenticationCreds;
+    try {
+      // Read at start (the store may be a network away); later sockets reuse the object Baileys updates.
+      creds = this.#creds ?? (await this.#options.credentials.loadOrInitCreds());
+    } catch (error) {
+      if (start === this.#starts) this.#running = false;
+      throw error;
+    }
+    // stop() or logout() while the creds were being read (maybe a start again): this start is over.
+    if (!this.#running || start !== this.#starts) return;
+    this.#creds = creds;
     this.#connect();
   }
 
+  /**
+   * Resolves once the socket is closed (bounded by 3 s): another replica may open this device's
+   * next connection right after, and the network must never see the two overlap.
+   */
   async stop(): Promise<void> {
     this.#running = false;
+    const socket = this.#socket;
+    // Sends already written get their acks first (bounded): cut off, they would be in doubt and
+    // carried again by the next owner under the same id.
+    const acksBy = performance.now() + ACKS_ON_STOP_MS;
+    while (this.#open && this.#acks.size > 0 && performance.now() < acksBy) await new Promise((resolve) => setTimeout(resolve, 5));
     this.#closeSocket(new NotConnectedError(this.sessionId));
+    // Baileys' end() drops every 'close' listener of its socket before closing it: watched by state instead.
+    const giveUpAt = performance.now() + 3_000;
+    while (socket && !socket.ws.isClosed && performance.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   async logout(): Promise<void> {
@@ -93,7 +121,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     // The phone learns of the unlink from this node; the local wipe happens even if it fails.
     await socket?.logout().catch(() => undefined);
     this.#closeSocket(new NotConnectedError(this.sessionId));
-    this.#loggedOut();
+    // A failed wipe does not undo the unlink; the registry wipes again when it ends the session, and reports.
+    await this.#loggedOut().catch(() => undefined);
   }
 
   async isOnNetwork(phone: PhoneNumber): Promise<boolean> {
@@ -170,7 +199,10 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   #connect(): void {
     this.#reconnectTimer = undefined;
     const { credentials, settings } = this.#options;
-    const { saveCreds, ...auth } = credentials.authStateUntilWipe((this.#creds ??= credentials.loadOrInitCreds()));
+    // Loaded by start(); only a logout clears them, and that also ends the running.
+    const creds = this.#creds;
+    if (!creds) return;
+    const { saveCreds, ...auth } = credentials.authStateUntilWipe(creds);
     const socket = makeWASocket(socketConfig(settings, auth, async (key) => this.#recent.get(key.id ?? '')?.message));
     this.#socket = socket;
     this.#qrIssued = 0;
@@ -248,7 +280,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     if (action === 'restart') return this.#connect();
     if (action === 'logged_out') {
       this.#running = false;
-      return this.#loggedOut();
+      // The listener of `disconnected` ends the session and wipes again, reporting a failure.
+      return void this.#loggedOut().catch(() => undefined);
     }
     if (action === 'reconnect') return this.#scheduleReconnect(classifyNetworkFailure(error));
     this.#running = false;
@@ -267,11 +300,13 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#reconnectTimer = setTimeout(() => this.#connect(), reconnectDelayMs(reconnect, this.#failedAttempts));
   }
 
-  #loggedOut(): void {
+  /** Wipes the credentials (started before `disconnected` is told; resolves once they are gone). */
+  #loggedOut(): Promise<void> {
     this.#creds = undefined;
     this.#recent.clear();
-    this.#options.credentials.wipe();
+    const wiped = this.#options.credentials.wipe();
     this.#disconnected('logged_out', false);
+    return wiped;
   }
 
   #disconnected(reason: DisconnectReason, willReconnect: boolean, failure?: NetworkFailure): void {

@@ -1,7 +1,7 @@
 import type { ChatDriver } from '../driver.js';
 import { resolveNetwork, type ChatNetworkConfig } from '../network.js';
 import { SessionCredentials } from '../credentials/session-credentials.js';
-import type { SqliteCredentialsStore } from '../credentials/sqlite-credentials-store.js';
+import type { CredentialsStore } from '../credentials/credentials-store.js';
 import { BaileysChatDriver } from './baileys-chat-driver.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy } from './reconnect-policy.js';
 import { createSharedBaileysCaches } from './shared-cache.js';
@@ -10,7 +10,9 @@ import type { SocketSettings } from './socket-settings.js';
 
 export interface BaileysChatNetworkOptions {
   network: ChatNetworkConfig;
-  credentials: SqliteCredentialsStore;
+  credentials: CredentialsStore;
+  /** Told when a session's creds could not be saved (retried meanwhile); default: nobody. */
+  onCredentialsSaveFailed?: (sessionId: string, error: unknown) => void;
   /** How long a send waits for the network's acknowledgement (`SWITCHBOARD_SEND_DEADLINE_MS`). */
   ackTimeoutMs?: number;
   /** Lifetime of each pairing code; unset = the network's usual 60 s then 20 s. */
@@ -42,7 +44,9 @@ export class BaileysChatNetwork {
   createDriver(sessionId: string): ChatDriver {
     return new BaileysChatDriver({
       sessionId,
-      credentials: new SessionCredentials(sessionId, this.options.credentials),
+      credentials: new SessionCredentials(sessionId, this.options.credentials, {
+        onSaveFailed: (error) => this.options.onCredentialsSaveFailed?.(sessionId, error),
+      }),
       settings: this.settings,
       reconnect: { ...DEFAULT_RECONNECT_POLICY, ...this.options.reconnect },
       ackTimeoutMs: this.options.ackTimeoutMs ?? 10_000,

@@ -36,11 +36,11 @@ describe('keeping a session connected', () => {
     const phone = uniquePhone();
     const driver = chat.driver('ses_unlinked');
     await pairWithPhone(driver, chat.control, phone);
-    expect(chat.store.rowCount('ses_unlinked')).toBeGreaterThan(0);
+    expect(await chat.store.rowCount('ses_unlinked')).toBeGreaterThan(0);
     const disconnected = nextEvent(driver, 'disconnected');
     await chat.control.logout(phone);
     expect(await disconnected).toEqual({ reason: 'logged_out', willReconnect: false });
-    expect(chat.store.rowCount('ses_unlinked')).toBe(0);
+    expect(await chat.store.rowCount('ses_unlinked')).toBe(0);
   });
 
   it('unlinks from our side with logout(), wiping the credentials', async () => {
@@ -49,7 +49,7 @@ describe('keeping a session connected', () => {
     const disconnected = nextEvent(driver, 'disconnected');
     await driver.logout();
     expect(await disconnected).toEqual({ reason: 'logged_out', willReconnect: false });
-    expect(chat.store.rowCount('ses_logout')).toBe(0);
+    expect(await chat.store.rowCount('ses_logout')).toBe(0);
   });
 
   it('holds 20 sessions at once in one process, each sending as its own number', async () => {

@@ -53,6 +53,6 @@ describe('pairing a session with a phone', () => {
     expect(codes).toHaveLength(QR_REFS);
     expect(new Set(codes.map((qr) => qr.code)).size).toBe(QR_REFS);
     expect(codes[0]!.expiresAt.getTime()).toBeGreaterThanOrEqual(startedAt + QR_LIFETIME_MS);
-    expect(chat.store.rowCount('ses_unscanned')).toBe(0);
+    expect(await chat.store.rowCount('ses_unscanned')).toBe(0);
   });
 });

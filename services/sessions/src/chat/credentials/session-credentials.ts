@@ -1,59 +1,85 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BufferJSON, initAuthCreds, proto } from '@whiskeysockets/baileys';
 import type { AuthenticationCreds, SignalDataSet, SignalDataTypeMap, SignalKeyStore } from '@whiskeysockets/baileys';
+import { SecretDecryptionError } from '@switchboard/service-kit';
 import { BoundedMap } from '../bounded-map.js';
+import { CREDS_KIND, type CredentialsRow, type CredentialsStore } from './credentials-store.js';
 import { pruneClosedSessions } from './prune-closed-sessions.js';
-import { CREDS_KIND, type CredentialsRow, type SqliteCredentialsStore } from './sqlite-credentials-store.js';
 
 type KeyType = keyof SignalDataTypeMap;
+type KeysOf<T extends KeyType> = { [id: string]: SignalDataTypeMap[T] };
 
-/** How many Signal keys one session keeps decrypted in memory; the rest stay in SQLite. */
+/** How many Signal keys one session keeps decrypted in memory; the rest stay in the store. */
 export const DEFAULT_KEY_CACHE_ENTRIES = 64;
 /** Cached marker for "no such key in the store". */
 const ABSENT = Symbol('absent');
+/** Neither cached nor being written: only the store knows. */
+const UNKNOWN = Symbol('unknown');
+/** Reads of the creds when the store does not answer (a NATS blip); a wrong key is not retried. */
+const CREDS_READ_ATTEMPTS = 3;
+/** Writes of one creds state before the next `creds.update` has to bring it again. */
+const CREDS_SAVE_ATTEMPTS = 5;
+const RETRY_BASE_MS = 250;
+
+export interface SessionCredentialsOptions {
+  cacheEntries?: number;
+  /** Told of each failed creds save; it is retried, and the stored creds lag behind meanwhile. */
+  onSaveFailed?: (error: unknown) => void;
+}
 
 /**
  * One session's view of the credentials store: Baileys' `creds` and a `SignalKeyStore`
- * (get/set) with a small LRU in front, values serialized with Baileys' `BufferJSON`.
- * Nothing here logs values.
+ * (get/set) with a small LRU in front, values serialized with Baileys' `BufferJSON`. Keys found in
+ * the cache are answered at once, without a promise. Nothing here logs values.
  */
 export class SessionCredentials {
   readonly keys: SignalKeyStore;
   readonly #cache: BoundedMap<string, unknown>;
+  /** Key values written and not yet acknowledged: read back from here, whatever the store's ordering. */
+  readonly #unacknowledged = new Map<string, { value: unknown }>();
   /** Bumped by `wipe()`: writers handed out before it go quiet. */
   #generation = 0;
+  /** Counts key writes: a store read that overlapped one may predate it, so it is not cached. */
+  #writes = 0;
+  #pendingCreds: { creds: AuthenticationCreds; current: () => boolean } | undefined;
+  #savingCreds = false;
 
   constructor(
     readonly sessionId: string,
-    private readonly store: SqliteCredentialsStore,
-    cacheEntries = DEFAULT_KEY_CACHE_ENTRIES,
+    private readonly store: CredentialsStore,
+    private readonly options: SessionCredentialsOptions = {},
   ) {
-    this.#cache = new BoundedMap(cacheEntries);
+    this.#cache = new BoundedMap(options.cacheEntries ?? DEFAULT_KEY_CACHE_ENTRIES);
     this.keys = { get: (type, ids) => this.#getKeys(type, ids), set: (data) => this.#setKeys(data) };
   }
 
   /** Stored creds, or undefined when this session never paired (or was wiped). */
-  loadCreds(): AuthenticationCreds | undefined {
-    const bytes = this.store.read(this.sessionId, CREDS_KIND, '');
+  async loadCreds(): Promise<AuthenticationCreds | undefined> {
+    const bytes = await this.#readCreds();
     return bytes ? (JSON.parse(bytes.toString('utf8'), BufferJSON.reviver) as AuthenticationCreds) : undefined;
   }
 
-  loadOrInitCreds(): AuthenticationCreds {
-    return this.loadCreds() ?? initAuthCreds();
+  async loadOrInitCreds(): Promise<AuthenticationCreds> {
+    return (await this.loadCreds()) ?? initAuthCreds();
   }
 
-  saveCreds(creds: AuthenticationCreds): void {
-    this.store.write(this.sessionId, [{ kind: CREDS_KIND, keyId: '', value: serialize(creds) }]);
+  saveCreds(creds: AuthenticationCreds): Promise<void> {
+    return this.store.write(this.sessionId, [{ kind: CREDS_KIND, keyId: '', value: serialize(creds) }]);
   }
 
-  wipe(): void {
+  /** Forgets everything in memory at once, then removes the stored rows (resolves once removed). */
+  wipe(): Promise<void> {
     this.#generation += 1;
     this.#cache.clear();
-    this.store.wipe(this.sessionId);
+    this.#unacknowledged.clear();
+    this.#pendingCreds = undefined;
+    return this.store.wipe(this.sessionId);
   }
 
   /**
    * Creds and keys for one socket. Its writes are dropped once the session is wiped: a socket
    * closing after a logout still commits Signal transactions and would otherwise bring rows back.
+   * `saveCreds` is Baileys' `creds.update` listener: it never throws (see `#saveLatest`).
    */
   authStateUntilWipe(creds: AuthenticationCreds): { creds: AuthenticationCreds; keys: SignalKeyStore; saveCreds: () => void } {
     const generation = this.#generation;
@@ -61,44 +87,121 @@ export class SessionCredentials {
     return {
       creds,
       keys: { get: (type, ids) => this.#getKeys(type, ids), set: (data) => (current() ? this.#setKeys(data) : undefined) },
-      saveCreds: () => (current() ? this.saveCreds(creds) : undefined),
+      saveCreds: () => (current() ? this.#saveLatest(creds, current) : undefined),
     };
   }
 
-  #getKeys<T extends KeyType>(type: T, ids: string[]): { [id: string]: SignalDataTypeMap[T] } {
-    const found: { [id: string]: SignalDataTypeMap[T] } = {};
-    for (const id of ids) {
-      const value = this.#readKey(type, id);
-      if (value !== undefined) found[id] = value as SignalDataTypeMap[T];
+  async #readCreds(): Promise<Buffer | undefined> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.store.read(this.sessionId, CREDS_KIND, '');
+      } catch (error) {
+        // A wrong key stays wrong; a store that did not answer may answer next time.
+        if (error instanceof SecretDecryptionError || attempt >= CREDS_READ_ATTEMPTS) throw error;
+        await sleep(RETRY_BASE_MS * 4 ** (attempt - 1));
+      }
     }
+  }
+
+  /**
+   * Saves the socket's creds one write at a time, each of the latest state: Baileys mutates one
+   * object and fires `creds.update` in bursts. A failed write is told and retried with a growing
+   * pause; after `CREDS_SAVE_ATTEMPTS` the next update tries again.
+   */
+  #saveLatest(creds: AuthenticationCreds, current: () => boolean): void {
+    this.#pendingCreds = { creds, current };
+    if (this.#savingCreds) return;
+    this.#savingCreds = true;
+    void this.#drainCredsSaves().finally(() => (this.#savingCreds = false));
+  }
+
+  async #drainCredsSaves(): Promise<void> {
+    let failures = 0;
+    for (let next = this.#pendingCreds; next; next = this.#pendingCreds) {
+      this.#pendingCreds = undefined;
+      if (!next.current()) continue;
+      try {
+        await this.saveCreds(next.creds);
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        try {
+          this.options.onSaveFailed?.(error);
+        } catch {
+          // A failing reporter must not stop the saves.
+        }
+        if (failures >= CREDS_SAVE_ATTEMPTS) return;
+        this.#pendingCreds ??= next;
+        await sleep(RETRY_BASE_MS * 2 ** failures, undefined, { ref: false });
+      }
+    }
+  }
+
+  #getKeys<T extends KeyType>(type: T, ids: string[]): KeysOf<T> | Promise<KeysOf<T>> {
+    const found: KeysOf<T> = {};
+    const unknown: string[] = [];
+    for (const id of ids) {
+      const known = this.#known(type, id);
+      if (known === UNKNOWN) unknown.push(id);
+      else if (known !== ABSENT) found[id] = known as SignalDataTypeMap[T];
+    }
+    return unknown.length === 0 ? found : this.#readKeys(type, unknown, found);
+  }
+
+  #known(type: KeyType, id: string): unknown {
+    const key = cacheKey(type, id);
+    const writing = this.#unacknowledged.get(key);
+    if (writing) return writing.value;
+    return this.#cache.get(key) ?? UNKNOWN;
+  }
+
+  async #readKeys<T extends KeyType>(type: T, ids: string[], found: KeysOf<T>): Promise<KeysOf<T>> {
+    const [writes, generation] = [this.#writes, this.#generation];
+    const stored = await Promise.all(ids.map((id) => this.store.read(this.sessionId, type, id)));
+    const undisturbed = writes === this.#writes && generation === this.#generation;
+    ids.forEach((id, index) => {
+      const bytes = stored[index];
+      let value: unknown = bytes ? deserializeKey(type, bytes) : ABSENT;
+      // Misses are cached too: Baileys asks for a privacy token it never got on every send.
+      if (undisturbed) this.#cache.set(cacheKey(type, id), value);
+      else if (this.#known(type, id) !== UNKNOWN) value = this.#known(type, id);
+      if (value !== ABSENT) found[id] = value as SignalDataTypeMap[T];
+    });
     return found;
   }
 
-  #readKey(type: KeyType, id: string): unknown {
-    const cacheKey = `${type}/${id}`;
-    const cached = this.#cache.get(cacheKey);
-    if (cached !== undefined) return cached === ABSENT ? undefined : cached;
-    const bytes = this.store.read(this.sessionId, type, id);
-    const value = bytes ? deserializeKey(type, bytes) : undefined;
-    // Misses are cached too: Baileys asks for a privacy token it never got on every send.
-    this.#cache.set(cacheKey, value ?? ABSENT);
-    return value;
-  }
-
-  #setKeys(data: SignalDataSet): void {
-    const rows: CredentialsRow[] = [];
+  async #setKeys(data: SignalDataSet): Promise<void> {
+    const rows: (CredentialsRow & { key: string; known: unknown })[] = [];
     for (const [type, entries] of Object.entries(data) as [KeyType, Record<string, unknown>][]) {
       for (const [id, written] of Object.entries(entries ?? {})) {
         const value = type === 'session' ? pruneClosedSessions(written) : written;
-        const cacheKey = `${type}/${id}`;
-        // Pre-keys arrive 812 at a time on pairing and are read once each, if ever: not cached.
-        if (type === 'pre-key') this.#cache.delete(cacheKey);
-        else this.#cache.set(cacheKey, value ?? ABSENT);
-        rows.push({ kind: type, keyId: id, value: value === null || value === undefined ? null : serialize(value) });
+        const stored = value === null || value === undefined ? null : serialize(value);
+        rows.push({ kind: type, keyId: id, value: stored, key: cacheKey(type, id), known: stored === null ? ABSENT : value });
       }
     }
-    this.store.write(this.sessionId, rows);
+    this.#writes += 1;
+    const pending = rows.map(({ kind, key, known }) => {
+      // Pre-keys arrive 812 at a time on pairing and are read once each, if ever: not cached.
+      if (kind === 'pre-key') this.#cache.delete(key);
+      else this.#cache.set(key, known);
+      const entry = { value: known };
+      this.#unacknowledged.set(key, entry);
+      return [key, entry] as const;
+    });
+    try {
+      await this.store.write(this.sessionId, rows.map(({ kind, keyId, value }) => ({ kind, keyId, value })));
+    } catch (error) {
+      // Not (all) stored: the cache must not answer what the store may not hold.
+      for (const [key] of pending) this.#cache.delete(key);
+      throw error;
+    } finally {
+      for (const [key, entry] of pending) if (this.#unacknowledged.get(key) === entry) this.#unacknowledged.delete(key);
+    }
   }
+}
+
+function cacheKey(type: KeyType, id: string): string {
+  return `${type}/${id}`;
 }
 
 function serialize(value: unknown): Buffer {

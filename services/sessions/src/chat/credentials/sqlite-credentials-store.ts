@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { inImmediateTransaction, openSqliteDatabase } from '@switchboard/eventstore';
 import { SecretCipher } from '@switchboard/service-kit';
+import { credentialsAssociatedData as associatedData, type CredentialsRow, type CredentialsStore } from './credentials-store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS chat_credentials (
@@ -11,22 +12,12 @@ CREATE TABLE IF NOT EXISTS chat_credentials (
   PRIMARY KEY (session_id, kind, key_id)
 ) WITHOUT ROWID`;
 
-/** The row holding Baileys' `creds`; Signal keys use their own kind (`pre-key`, `session`, …). */
-export const CREDS_KIND = 'creds';
-
-/** One row to write: `value` null deletes it. */
-export interface CredentialsRow {
-  kind: string;
-  keyId: string;
-  value: Buffer | null;
-}
-
 /**
- * Chat credentials of every session of this service, in the service's own SQLite file,
- * each value sealed with AES-256-GCM. Values are opaque bytes here; serialization is the
- * caller's business.
+ * `CredentialsStore` in the service's own SQLite file (the embedded mode), each value sealed with
+ * AES-256-GCM. Synchronous inside: every method has done its work when it returns, and answers
+ * with a settled promise.
  */
-export class SqliteCredentialsStore {
+export class SqliteCredentialsStore implements CredentialsStore {
   readonly #db: DatabaseSync;
   readonly #cipher: SecretCipher;
   readonly #select: StatementSync;
@@ -49,36 +40,45 @@ export class SqliteCredentialsStore {
     this.#count = this.#db.prepare('SELECT count(*) AS rows FROM chat_credentials WHERE session_id = ?');
   }
 
-  read(sessionId: string, kind: string, keyId: string): Buffer | undefined {
-    const row = this.#select.get(sessionId, kind, keyId) as { value: Uint8Array } | undefined;
-    return row ? this.#cipher.open(row.value, associatedData(sessionId, kind, keyId)) : undefined;
-  }
-
-  /** Writes all rows in one transaction, so a crash never leaves half a key update. */
-  write(sessionId: string, rows: readonly CredentialsRow[]): void {
-    if (rows.length === 0) return;
-    inImmediateTransaction(this.#db, () => {
-      for (const { kind, keyId, value } of rows) {
-        if (value === null) this.#delete.run(sessionId, kind, keyId);
-        else this.#upsert.run(sessionId, kind, keyId, this.#cipher.seal(value, associatedData(sessionId, kind, keyId)));
-      }
+  read(sessionId: string, kind: string, keyId: string): Promise<Buffer | undefined> {
+    return settled(() => {
+      const row = this.#select.get(sessionId, kind, keyId) as { value: Uint8Array } | undefined;
+      return row ? this.#cipher.open(row.value, associatedData(sessionId, kind, keyId)) : undefined;
     });
   }
 
-  /** Removes every row of the session: after this, it has to pair again. */
-  wipe(sessionId: string): void {
-    this.#wipe.run(sessionId);
+  /** Writes all rows in one transaction, so a crash never leaves half a key update. */
+  write(sessionId: string, rows: readonly CredentialsRow[]): Promise<void> {
+    return settled(() => {
+      if (rows.length === 0) return;
+      inImmediateTransaction(this.#db, () => {
+        for (const { kind, keyId, value } of rows) {
+          if (value === null) this.#delete.run(sessionId, kind, keyId);
+          else this.#upsert.run(sessionId, kind, keyId, this.#cipher.seal(value, associatedData(sessionId, kind, keyId)));
+        }
+      });
+    });
   }
 
-  rowCount(sessionId: string): number {
-    return Number((this.#count.get(sessionId) as { rows: number | bigint }).rows);
+  wipe(sessionId: string): Promise<void> {
+    return settled(() => void this.#wipe.run(sessionId));
   }
 
-  close(): void {
+  rowCount(sessionId: string): Promise<number> {
+    return settled(() => Number((this.#count.get(sessionId) as { rows: number | bigint }).rows));
+  }
+
+  close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
+    return Promise.resolve();
   }
 }
 
-function associatedData(sessionId: string, kind: string, keyId: string): string {
-  return `chat-credentials\u0000${sessionId}\u0000${kind}\u0000${keyId}`;
+/** Runs `work` now, synchronously, and answers its result or failure as a settled promise. */
+function settled<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -64,7 +64,7 @@ export class ChatFixture {
 
   async close(): Promise<void> {
     await Promise.all(this.drivers.map((driver) => driver.stop()));
-    this.store.close();
+    await this.store.close();
     if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -44,6 +44,12 @@ export class SessionListQueries {
   }
 
   /** Every session (of every account) in one of `statuses`: what a restart must pick up again. */
+  /** The status of a session on record, whatever its account (undefined: unknown). */
+  statusOf(sessionId: string): SessionStatus | undefined {
+    const row = this.db.prepare('SELECT status FROM session_list WHERE session_id = ?').get(sessionId) as Pick<DbRow, 'status'> | undefined;
+    return row?.status as SessionStatus | undefined;
+  }
+
   withStatus(statuses: readonly SessionStatus[]): TrackedSession[] {
     const marks = statuses.map(() => '?').join(', ');
     const rows = this.db

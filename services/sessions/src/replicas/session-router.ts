@@ -1,0 +1,125 @@
+import { toServiceCallError } from '@switchboard/bus';
+import type { Bus, BusMessage, BusSubscription } from '@switchboard/bus';
+import { ApiError } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/telemetry';
+import type { SessionOwnership } from './ownership.js';
+
+/** The requests that must reach the replica holding the session's connection. */
+export type RoutedVerb = 'create' | 'qr' | 'delete' | 'send';
+
+/** A replica's own subjects: requests another replica forwarded to it, handled here whatever the directory says. */
+export const replicaSubject = (replicaId: string, verb: RoutedVerb): string => `sb.v1.sessions.replica.${replicaId}.${verb}`;
+
+/** How long a QR read or a delete waits for a session without a live owner. */
+const OWNER_WAIT_MS = 5_000;
+const RECHECK_MS = 50;
+/** How many times a request was forwarded, and how long its sender still waits (ms). */
+const HOPS_HEADER = 'sessions-hops';
+const WAIT_HEADER = 'sessions-wait-ms';
+const MAX_HOPS = 2;
+
+export interface SessionRouterDeps {
+  bus: Bus;
+  ownership: SessionOwnership;
+  /** Whether this process holds the session's connection and the network has it online. */
+  online(sessionId: string): boolean;
+  /** Whether the session is connected on record (a connection is expected, maybe being resumed). */
+  connectedOnRecord(sessionId: string): boolean;
+  /** How long a send waits for its session's connection (the send deadline). */
+  sendWaitMs: number;
+  logger: Logger;
+}
+
+/**
+ * Takes each session request to the replica that holds the session: handled here when this
+ * replica owns it, forwarded to the owner's own subject otherwise. While the session has no live
+ * owner (a failover, a handover) or its connection is being resumed, the request waits (a send up
+ * to the send deadline) instead of failing.
+ */
+export class SessionRouter {
+  /** Requests being routed: a stopping replica lets them finish before its directory closes. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: SessionRouterDeps) {}
+
+  /** Resolves once every request routed so far is answered (each is bounded by its wait). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track<T>(routed: Promise<T>): Promise<T> {
+    this.inFlight.add(routed);
+    const forget = () => this.inFlight.delete(routed);
+    routed.then(forget, forget);
+    return routed;
+  }
+
+  /** Subscribes this replica's own subjects; `handle` answers a forwarded request here. */
+  listen(handle: (verb: RoutedVerb, message: BusMessage) => unknown): Promise<BusSubscription[]> {
+    const { bus, ownership } = this.deps;
+    const verbs: RoutedVerb[] = ['create', 'qr', 'delete', 'send'];
+    return Promise.all(verbs.map((verb) => bus.subscribe(replicaSubject(ownership.replicaId, verb), (message) => handle(verb, message))));
+  }
+
+  /** A new session: created on the least-loaded replica. */
+  create<T>(message: BusMessage, here: () => Promise<T>): Promise<T> {
+    return this.track(this.placed(message, here));
+  }
+
+  private async placed<T>(message: BusMessage, here: () => Promise<T>): Promise<T> {
+    const target = this.deps.ownership.placeNew();
+    if (target === 'full') throw new ApiError('SERVICE_UNAVAILABLE', 'Every sessions replica holds as many sessions as it may (SWITCHBOARD_SESSIONS_MAX_PER_REPLICA); retry later.');
+    if (target === 'self') return here();
+    return this.forward<T>(target, 'create', message, OWNER_WAIT_MS * 6).catch((error: unknown) => {
+      throw toServiceCallError(error, replicaSubject(target, 'create')) ?? error;
+    });
+  }
+
+  /**
+   * A request for one session, from the queue group or forwarded by another replica: handled here
+   * when this replica holds the session, else forwarded to the owner (at most `MAX_HOPS` times, so
+   * two replicas whose views disagree for a moment cannot pass it back and forth). It waits while
+   * the session has no live owner or its connection is being resumed here, up to what is left of
+   * the caller's wait (a forwarded request carries it).
+   */
+  session<T>(verb: Exclude<RoutedVerb, 'create'>, sessionId: string, message: BusMessage, here: () => Promise<T>): Promise<T> {
+    return this.track(this.routed(verb, sessionId, message, here));
+  }
+
+  private async routed<T>(verb: Exclude<RoutedVerb, 'create'>, sessionId: string, message: BusMessage, here: () => Promise<T>): Promise<T> {
+    const hops = Number(message.headers[HOPS_HEADER] ?? 0);
+    const defaultWaitMs = verb === 'send' ? this.deps.sendWaitMs : OWNER_WAIT_MS;
+    const waitMs = Math.min(Number(message.headers[WAIT_HEADER] ?? defaultWaitMs), defaultWaitMs);
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      const owner = this.deps.ownership.ownerOf(sessionId);
+      const leftMs = deadline - performance.now();
+      const late = leftMs <= 0;
+      if (owner === 'self' && (late || verb !== 'send' || this.deps.online(sessionId) || !this.deps.connectedOnRecord(sessionId))) return here();
+      if (owner !== 'self' && owner !== 'unknown' && hops < MAX_HOPS) {
+        const headers = { ...message.headers, [HOPS_HEADER]: String(hops + 1), [WAIT_HEADER]: String(Math.max(0, Math.round(leftMs))) };
+        const reply = await this.forward<T>(owner, verb, { ...message, headers }, Math.max(0, leftMs) + 10_000).catch((error: unknown) => {
+          // The owner left between the lookup and the request: look again.
+          if ((error as { name?: unknown }).name === 'NoResponderError' && !late) return NO_RESPONDER;
+          // The owner's answer as the caller would have had it from the owner itself (code, message, details).
+          throw toServiceCallError(error, replicaSubject(owner, verb)) ?? error;
+        });
+        if (reply !== NO_RESPONDER) return reply as T;
+      }
+      // Past the deadline without an owner: answered here (not connected here: a retryable refusal).
+      if (late) return here();
+      await new Promise((resolve) => setTimeout(resolve, RECHECK_MS));
+    }
+  }
+
+  /**
+   * The request as it came (the owner parses it at its own edge), with its headers (trace,
+   * correlation, account); its deadline outlasts the caller's, so the caller decides when to give up.
+   */
+  private async forward<T>(replicaId: string, verb: RoutedVerb, message: Pick<BusMessage, 'data' | 'headers'>, timeoutMs: number): Promise<T> {
+    const reply = await this.deps.bus.request<T>(replicaSubject(replicaId, verb), message.data, { timeoutMs, headers: message.headers });
+    return reply.data;
+  }
+}
+
+const NO_RESPONDER = Symbol('no responder');
