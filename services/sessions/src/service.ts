@@ -92,6 +92,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     adopt: (sessionId, accountId) => manager.adopt(sessionId, accountId),
     letGo: (sessionId) => registry.letGo(sessionId),
     held: () => registry.ids(),
+    online: (sessionId) => registry.online(sessionId),
     live: () => queries.withStatus(['connected', 'pending']),
     isLive: (sessionId) => ['connected', 'pending'].includes(queries.statusOf(sessionId) ?? ''),
     restoreAll: async () => logger.info(await manager.restore(), 'sessions restored after start'),

@@ -120,6 +120,7 @@ describe('sessions shared by replicas through leases in NATS JetStream KV', () =
       },
       letGo: async (sessionId) => network.close(sessionId, id),
       held: () => network.heldBy(id),
+      online: (sessionId) => network.holder.get(sessionId) === id,
       live: () => [...liveOnRecord].map(([sessionId, accountId]) => ({ sessionId, accountId })),
       isLive: (sessionId) => liveOnRecord.has(sessionId),
       restoreAll: async () => undefined,

@@ -245,7 +245,8 @@ export class LeasedOwnership implements SessionOwnership {
     if (this.placing.length > 0 || now - this.directory.lastOwnerChangeMs < REBALANCE_SETTLE_MS) return;
     const target = rebalanceTarget(views, this.replicaId, now);
     if (!target) return;
-    const sessionId = this.local.held().find((id) => !this.busy.has(id));
+    // A session being paired stays: moving it would cut the pairing off mid-scan.
+    const sessionId = this.local.held().find((id) => !this.busy.has(id) && this.local.online(id));
     if (!sessionId) return;
     this.lastMoveMs = now;
     await this.handOver(sessionId, target);

@@ -32,6 +32,8 @@ export interface LocalSessions {
   letGo(sessionId: string): Promise<void>;
   /** Ids of the sessions with a connection here. */
   held(): string[];
+  /** Whether the session's connection here is linked and online (one being paired is not moved). */
+  online(sessionId: string): boolean;
   /** Sessions the read model says are live (connected or pending), to find ones nobody owns. */
   live(): { sessionId: string; accountId: string }[];
   /** Whether the read model says this session is live (connected or pending). */
