@@ -1,19 +1,8 @@
-import { createRequire } from 'node:module';
 import type * as Pg from 'pg';
+import { lazyModule } from '../lazy-module.js';
 
-type PgModule = typeof Pg;
-
-const require = createRequire(import.meta.url);
-let loaded: PgModule | undefined;
-
-/**
- * `pg` (node-postgres), loaded the first time a PostgreSQL store is created (it is CommonJS, so
- * synchronously): a process on the embedded SQLite store never loads the driver.
- */
-export function pg(): PgModule {
-  loaded ??= require('pg') as PgModule;
-  return loaded;
-}
+/** `pg` (node-postgres), loaded the first time a PostgreSQL store is created. */
+export const pg = lazyModule<typeof Pg>('pg');
 
 /** SQLSTATE 23505: a UNIQUE constraint refused a row; `constraint` names which. */
 export function uniqueViolation(error: unknown): { constraint: string | undefined } | undefined {
