@@ -92,6 +92,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     adopt: (sessionId, accountId) => manager.adopt(sessionId, accountId),
     letGo: (sessionId) => registry.letGo(sessionId),
     held: () => registry.ids(),
+    cutOff: (sessionId) => registry.letGo(sessionId, { waitForAcks: false }),
     online: (sessionId) => registry.online(sessionId),
     live: () => queries.withStatus(['connected', 'pending']),
     isLive: (sessionId) => ['connected', 'pending'].includes(queries.statusOf(sessionId) ?? ''),
@@ -105,7 +106,8 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     ? new LeasedOwnership({ replicaId: identity.replicaId, directory, local, maxSessions: config.sessionsMaxPerReplica ?? null, logger })
     : new SoleOwnership(local);
   const ended = (sessionId: string) => ownership.release(sessionId);
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000, ended });
+  const holdsHere = (sessionId: string) => ownership.ownerOf(sessionId) === 'self';
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000, ended, holdsHere });
   const removeConnectionsGauge = processMetrics().chatConnections.addSource(() => [[{}, registry.size]]);
   const manager = new ConnectionManager({ registry, commands, queries, slots, ownership, logger, firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000 });
   await ownership.start();
@@ -113,6 +115,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     bus,
     ownership,
     online: (sessionId) => registry.online(sessionId),
+    holds: (sessionId) => registry.get(sessionId) !== undefined,
     connectedOnRecord: (sessionId) => queries.statusOf(sessionId) === 'connected',
     sendWaitMs: config.sendDeadlineMs,
     logger,

@@ -119,6 +119,7 @@ describe('sessions shared by replicas through leases in NATS JetStream KV', () =
         network.open(sessionId, id);
       },
       letGo: async (sessionId) => network.close(sessionId, id),
+      cutOff: async (sessionId) => network.close(sessionId, id),
       held: () => network.heldBy(id),
       online: (sessionId) => network.holder.get(sessionId) === id,
       live: () => [...liveOnRecord].map(([sessionId, accountId]) => ({ sessionId, accountId })),
@@ -209,6 +210,25 @@ describe('sessions shared by replicas through leases in NATS JetStream KV', () =
     await until(() => network.heldBy(a.id).length === 12, 5_000, 'the draining replica handed its sessions back');
     expect(network.heldBy(b.id)).toEqual([]);
     expect(network.overlaps).toEqual([]);
+  }, 30_000);
+
+  it('a replica that ends a session it no longer owns leaves the new owner\'s record alone', async () => {
+    network = new Network();
+    liveOnRecord = new Map();
+    const [a, b] = [await startReplica('rep_a'), await startReplica('rep_b')];
+    await until(() => a.directory.replicas.size === 2 && b.directory.replicas.size === 2, 2_000, 'both replicas see each other');
+    const [sessionId] = await createSessions(1);
+    const owner = network.holder.get(sessionId!) === a.id ? a : b;
+    const other = owner === a ? b : a;
+    // The other replica takes it over (as after judging the owner dead) before the old owner's end.
+    await until(() => other.directory.owners.has(sessionId!), 2_000, 'the record reached the other replica');
+    const { record, revision } = other.directory.owners.get(sessionId!)!;
+    expect(await other.directory.claim(sessionId!, { ...record, replicaId: other.id }, revision)).toBe(true);
+    await until(() => owner.directory.owners.get(sessionId!)?.record.replicaId === other.id, 2_000, 'the old owner saw the takeover');
+    await owner.ownership.release(sessionId!);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(other.directory.owners.get(sessionId!)?.record.replicaId).toBe(other.id);
+    expect(owner.directory.owners.get(sessionId!)?.record.replicaId).toBe(other.id);
   }, 30_000);
 
   it('never takes more sessions than its cap', async () => {

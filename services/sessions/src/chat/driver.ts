@@ -154,7 +154,7 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
   /**
    * Closes the connection and keeps the credentials, so a later `start()` resumes; resolves once
    * it is closed (another replica may open the next one at once), after the sends already written
-   * were acknowledged (bounded).
+   * were acknowledged (bounded), unless `waitForAcks` is false (fencing: close now).
    */
-  stop(): Promise<void>;
+  stop(options?: { waitForAcks?: boolean }): Promise<void>;
 }

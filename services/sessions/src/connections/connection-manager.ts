@@ -1,7 +1,7 @@
 import { ApiError } from '@switchboard/contracts';
 import type { CreateSessionResult, DeleteSessionReply, SessionQrResult, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
-import { ulid } from '@switchboard/service-kit';
+import { SecretDecryptionError, ulid } from '@switchboard/service-kit';
 import { SessionNotFound, SessionNotPending } from '../session/errors.js';
 import { isVisible } from '../session/state.js';
 import type { VisibleSession } from '../session/state.js';
@@ -133,6 +133,12 @@ export class ConnectionManager {
   private resume(sessionId: string, accountId: string): void {
     const connection = this.deps.registry.open(sessionId, accountId, 'linked');
     connection.driver.start().catch((error: unknown) => {
+      // The shared credentials store out of reach for a moment (not sealed with another key): let
+      // go, and the owner takes the session up again on its next round; nothing is wiped.
+      if (this.deps.ownership.retriesAdoption && !(error instanceof SecretDecryptionError)) {
+        this.deps.logger.warn({ err: error, sessionId }, 'stored chat credentials not readable now; trying again shortly');
+        return void this.deps.registry.letGo(sessionId);
+      }
       this.deps.logger.error({ err: error, sessionId }, 'could not resume the session from its stored credentials');
       void this.deps.registry
         .end(connection, () => [{ type: 'MarkFailed', code: 'resume_failed', reason: 'stored chat credentials could not be used' }])

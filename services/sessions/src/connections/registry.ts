@@ -26,6 +26,8 @@ export interface RegistryDeps {
   logoutTimeoutMs: number;
   /** A session ended for good: no replica holds it any more. */
   ended(sessionId: string): Promise<void>;
+  /** Whether this process is (still) the session's holder: not another replica, not stopping. */
+  holdsHere(sessionId: string): boolean;
   logger: Logger;
 }
 
@@ -113,11 +115,11 @@ export class ConnectionRegistry implements ConnectionListener {
    * Closes the session's connection here WITHOUT logging out (another replica, or the next start,
    * resumes it); reports already received finish first, so the stores do not close under them.
    */
-  async letGo(sessionId: string): Promise<void> {
+  async letGo(sessionId: string, options: { waitForAcks?: boolean } = {}): Promise<void> {
     const connection = this.live.get(sessionId);
     if (!connection) return;
     this.release(connection);
-    await connection.driver.stop().catch(() => undefined);
+    await connection.driver.stop(options).catch(() => undefined);
     await connection.idle();
   }
 
@@ -156,6 +158,9 @@ export class ConnectionRegistry implements ConnectionListener {
       return;
     }
     if (event.reason === 'pairing_timeout') return this.endOwn(connection, { type: 'MarkTimedOut' });
+    // Replaced because the session is someone else's now (another replica took it over): this
+    // connection goes quietly; the session, its credentials and its owner record stay.
+    if (event.reason === 'connection_replaced' && !this.deps.holdsHere(sessionId)) return this.letGo(sessionId);
     const reason = event.reason === 'connection_replaced' ? 'replaced' : event.reason;
     return this.endOwn(connection, { type: 'MarkDisconnected', reason, ...(failure ? { detail: `${failure.cause}: ${failure.detail}` } : {}) });
   }

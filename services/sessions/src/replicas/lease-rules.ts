@@ -14,6 +14,11 @@ export const LEASE_TTL_MS = 5_000;
 export const FENCE_MARGIN_MS = 1_500;
 /** An orphan nobody claimed this long after its owner died goes to whoever sees it first. */
 export const ORPHAN_GRACE_MS = 2_000;
+/**
+ * A replica claims orphans only while its own renewal came back through its watch within this
+ * long: its view of the others' leases is current.
+ */
+export const FRESH_VIEW_MS = 2 * RENEW_EVERY_MS;
 /** Rebalancing waits until no owner record has changed for this long (the views agree by then). */
 export const REBALANCE_SETTLE_MS = 500;
 

@@ -1,8 +1,14 @@
 import type { Logger } from '@switchboard/telemetry';
-import { assignOrphans, handoverTarget, isAlive, mustFence, ORPHAN_GRACE_MS, placeNew, REBALANCE_SETTLE_MS, rebalanceTarget, RENEW_EVERY_MS } from './lease-rules.js';
+import { ApiError } from '@switchboard/contracts';
+import { assignOrphans, FRESH_VIEW_MS, handoverTarget, isAlive, mustFence, ORPHAN_GRACE_MS, placeNew, REBALANCE_SETTLE_MS, rebalanceTarget, RENEW_EVERY_MS } from './lease-rules.js';
 import type { ReplicaView } from './lease-rules.js';
 import type { LocalSessions, SessionOwnership } from './ownership.js';
 import type { ReplicaDirectory } from './replica-directory.js';
+
+/** How often a replica checks whether it must fence itself. */
+const FENCE_CHECK_MS = 100;
+/** How long a drain waits for adoptions and creates under way before handing over. */
+const DRAIN_SETTLE_MS = 10_000;
 
 export interface LeasedOwnershipOptions {
   replicaId: string;
@@ -29,6 +35,7 @@ export interface LeasedOwnershipOptions {
  */
 export class LeasedOwnership implements SessionOwnership {
   readonly replicaId: string;
+  readonly retriesAdoption = true;
   private readonly directory: ReplicaDirectory;
   private readonly local: LocalSessions;
   private readonly now: () => number;
@@ -62,6 +69,8 @@ export class LeasedOwnership implements SessionOwnership {
   async start(): Promise<void> {
     await this.renew();
     this.timers.push(setInterval(() => void this.renew().catch(() => undefined), RENEW_EVERY_MS));
+    // Fencing on a timer of its own: a round held up by a slow KV call must not delay it.
+    this.timers.push(setInterval(() => this.fenceIfLate(), FENCE_CHECK_MS));
     this.timers.push(setInterval(() => void this.tick(), this.options.tickMs ?? 250));
     await this.tick();
   }
@@ -85,6 +94,7 @@ export class LeasedOwnership implements SessionOwnership {
   }
 
   async claimNew<T>(sessionId: string, accountId: string, open: () => Promise<T>): Promise<T> {
+    if (!this.mayConnect()) throw new ApiError('SERVICE_UNAVAILABLE', 'This sessions replica is stopping; retry shortly.');
     this.busy.add(sessionId);
     try {
       const existing = this.directory.owners.get(sessionId);
@@ -96,17 +106,34 @@ export class LeasedOwnership implements SessionOwnership {
     }
   }
 
+  /** Removes the session's owner record, unless it names another replica by now. */
   async release(sessionId: string): Promise<void> {
-    await this.directory.release(sessionId);
+    const entry = this.directory.owners.get(sessionId);
+    if (entry && entry.record.replicaId !== this.replicaId) return;
+    await this.directory.release(sessionId, entry?.revision);
+  }
+
+  /** Whether this replica may open a connection now (not stopping, not fenced). */
+  private mayConnect(): boolean {
+    return !this.draining && !this.fenced && !this.stopped;
   }
 
   async drain(): Promise<void> {
     this.draining = true;
     await this.renew().catch(() => undefined);
-    for (const sessionId of this.local.held()) {
-      const target = handoverTarget(this.views(), this.replicaId, this.now());
-      // No one to hand to: stop anyway; the record names a replica that is leaving, so the next one takes it.
-      await (target ? this.handOver(sessionId, target) : this.local.letGo(sessionId));
+    // Adoptions and creates already under way finish first (none starts now), then every connection
+    // still here is handed over: the lease goes only once none is left.
+    const settleBy = this.now() + DRAIN_SETTLE_MS;
+    while ((this.ticking || this.busy.size > 0) && this.now() < settleBy) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let pass = 0; pass < 3 && this.local.held().length > 0; pass++) {
+      for (const sessionId of this.local.held()) {
+        const target = handoverTarget(this.views(), this.replicaId, this.now());
+        // No one to hand to: stop anyway; the record names a replica that is leaving, so the next one takes it.
+        await (target ? this.handOver(sessionId, target) : this.local.letGo(sessionId)).catch((error: unknown) => {
+          this.options.logger.warn({ err: error, sessionId }, 'session not handed over; closed here, taken over once this lease is gone');
+          return this.local.letGo(sessionId);
+        });
+      }
     }
     await this.directory.leave(this.replicaId).catch((error: unknown) => this.options.logger.warn({ err: error }, 'lease not removed; it expires on its own'));
   }
@@ -135,8 +162,18 @@ export class LeasedOwnership implements SessionOwnership {
 
   private async renew(): Promise<void> {
     if (this.stopped) return;
+    // The lease runs from when the write was sent: the others cannot have seen it any earlier.
+    const sentMs = this.now();
     await this.directory.renew({ replicaId: this.replicaId, connections: this.ownedHere(), maxSessions: this.options.maxSessions, draining: this.draining });
-    this.lastRenewedMs = this.now();
+    this.lastRenewedMs = Math.max(this.lastRenewedMs, sentMs);
+  }
+
+  /** Closes every connection here, at once, when the lease may soon look expired to the others. */
+  private fenceIfLate(): void {
+    if (this.fenced || this.stopped || !mustFence(this.lastRenewedMs, this.now())) return;
+    this.fenced = true;
+    this.options.logger.error({ replicaId: this.replicaId }, 'lease not renewed in time: closing every chat connection here before another replica takes them');
+    for (const sessionId of this.local.held()) void this.local.cutOff(sessionId);
   }
 
   private async tick(): Promise<void> {
@@ -153,19 +190,14 @@ export class LeasedOwnership implements SessionOwnership {
 
   private async reconcile(): Promise<void> {
     const now = this.now();
-    if (mustFence(this.lastRenewedMs, now)) {
-      if (!this.fenced) {
-        this.fenced = true;
-        this.options.logger.error({ replicaId: this.replicaId }, 'lease not renewed in time: closing every chat connection here before another replica takes them');
-        await Promise.all(this.local.held().map((sessionId) => this.local.letGo(sessionId)));
-      }
-      return;
-    }
+    this.fenceIfLate();
+    if (mustFence(this.lastRenewedMs, now)) return;
     if (this.fenced) {
       this.fenced = false;
       this.options.logger.info({ replicaId: this.replicaId }, 'lease renewed again: taking up the sessions still recorded here');
     }
     if (this.draining) return;
+    this.directory.forgetSilent();
     this.letGoOfForeign();
     this.adoptOwn();
     await this.claimOrphans(now);
@@ -185,7 +217,7 @@ export class LeasedOwnership implements SessionOwnership {
       this.busy.add(sessionId);
       void this.directory
         .claim(sessionId, record, revision)
-        .then((confirmed) => (confirmed ? this.local.adopt(sessionId, record.accountId) : undefined))
+        .then((confirmed) => (confirmed && this.mayConnect() ? this.local.adopt(sessionId, record.accountId) : undefined))
         .catch((error: unknown) => this.options.logger.error({ err: error, sessionId }, 'session not taken up here'))
         .finally(() => this.busy.delete(sessionId));
     }
@@ -204,6 +236,9 @@ export class LeasedOwnership implements SessionOwnership {
 
   /** Claims this replica's share of the sessions without a live owner (all of them after a grace). */
   private async claimOrphans(now: number): Promise<void> {
+    // Judging others dead needs a view that is current: this replica's own renewal seen back
+    // through the watch lately (a stalled loop or a lagging watch shows everyone as silent).
+    if (now - (this.directory.echoedAt(this.replicaId) ?? -Infinity) > FRESH_VIEW_MS) return;
     const orphans: { sessionId: string; accountId: string; revision?: number }[] = [];
     for (const [sessionId, { record, revision }] of this.directory.owners) {
       const owner = this.directory.replicas.get(record.replicaId);

@@ -6,6 +6,8 @@
 export interface SessionOwnership {
   /** This replica's id (names its own subjects). */
   readonly replicaId: string;
+  /** Whether a session this replica failed to resume is tried again (its record stays its own). */
+  readonly retriesAdoption: boolean;
   /** Takes up the sessions this replica should hold (after a start: resumes them). */
   start(): Promise<void>;
   /**
@@ -30,6 +32,8 @@ export interface LocalSessions {
   adopt(sessionId: string, accountId: string): Promise<void>;
   /** Stops its connection here WITHOUT logging out (another replica resumes it). */
   letGo(sessionId: string): Promise<void>;
+  /** Fencing: closes its connection here at once (no wait for acks), without logging out. */
+  cutOff(sessionId: string): Promise<void>;
   /** Ids of the sessions with a connection here. */
   held(): string[];
   /** Whether the session's connection here is linked and online (one being paired is not moved). */
@@ -45,6 +49,7 @@ export interface LocalSessions {
 /** The embedded mode: one process holds every session. */
 export class SoleOwnership implements SessionOwnership {
   readonly replicaId = 'embedded';
+  readonly retriesAdoption = false;
 
   constructor(private readonly local: LocalSessions) {}
 

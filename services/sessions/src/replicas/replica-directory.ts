@@ -27,6 +27,8 @@ export interface ReplicaDirectoryOptions {
 }
 
 export const REPLICAS_BUCKET = 'sb_sessions_replicas';
+/** The replicas bucket's TTL: a record not rewritten for this long is gone from the bucket. */
+const FORGET_AFTER_MS = 60_000;
 export const OWNERS_BUCKET = 'sb_sessions_owners';
 
 /**
@@ -41,6 +43,8 @@ export class ReplicaDirectory {
   readonly owners = new Map<string, OwnerEntry>();
   /** When another process's change of an owner record was last seen here (monotonic ms). */
   lastOwnerChangeMs = 0;
+  /** When each replica's record last came through the watch (not a write of this process's own). */
+  private readonly echoes = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
   private readonly watches: QueuedIterator<KvWatchEntry>[] = [];
   private readonly now: () => number;
@@ -56,7 +60,7 @@ export class ReplicaDirectory {
   /** Opens (creating when missing) both buckets and resolves once their current contents are loaded. */
   static async open(connection: NatsConnection, options: ReplicaDirectoryOptions = {}): Promise<ReplicaDirectory> {
     // Records of replicas that died long ago expire; a live one rewrites its record every second.
-    const replicas = await openKvBucket(connection, options.replicasBucket ?? REPLICAS_BUCKET, { history: 1, ttl: 60_000 });
+    const replicas = await openKvBucket(connection, options.replicasBucket ?? REPLICAS_BUCKET, { history: 1, ttl: FORGET_AFTER_MS });
     const owners = await openKvBucket(connection, options.ownersBucket ?? OWNERS_BUCKET, { history: 1 });
     const directory = new ReplicaDirectory(replicas, owners, options);
     await Promise.all([
@@ -76,6 +80,25 @@ export class ReplicaDirectory {
     await this.replicaBucket.put(record.replicaId, JSON.stringify(record));
     // Seen by this process at once (its own watch echoes it a moment later).
     this.replicas.set(record.replicaId, { ...record, lastSeenMs: this.now() });
+  }
+
+  /** When `replicaId`'s lease was last seen through the watch: how current this view is. */
+  echoedAt(replicaId: string): number | undefined {
+    return this.echoes.get(replicaId);
+  }
+
+  /**
+   * Forgets replicas not heard from for a minute: the bucket's TTL expires their records without
+   * telling the watch, and each restart on an emptyDir is a new replica id.
+   */
+  forgetSilent(): void {
+    const now = this.now();
+    for (const [replicaId, replica] of this.replicas) {
+      if (now - replica.lastSeenMs > FORGET_AFTER_MS) {
+        this.replicas.delete(replicaId);
+        this.echoes.delete(replicaId);
+      }
+    }
   }
 
   /** Removes this replica's lease (a clean exit): its sessions are free at once. */
@@ -100,9 +123,17 @@ export class ReplicaDirectory {
     }
   }
 
-  /** Forgets who owns `sessionId` (the session ended for good, or a drain with nowhere to go). */
-  async release(sessionId: string): Promise<void> {
-    await this.ownerBucket.delete(sessionId);
+  /**
+   * Forgets who owns `sessionId` (the session ended for good): the record at `revision` only, so
+   * a record another replica wrote since stays.
+   */
+  async release(sessionId: string, revision?: number): Promise<void> {
+    try {
+      await this.ownerBucket.delete(sessionId, revision === undefined ? undefined : { previousSeq: revision });
+    } catch (error) {
+      if (isWrongRevision(error)) return;
+      throw error;
+    }
     this.owners.delete(sessionId);
   }
 
@@ -121,6 +152,7 @@ export class ReplicaDirectory {
     // if it is written again soon, as a live replica's is every second.
     const seenMs = entry.isUpdate ? this.now() : this.now() - LEASE_TTL_MS + 2 * RENEW_EVERY_MS;
     this.replicas.set(entry.key, { ...record, lastSeenMs: seenMs });
+    if (entry.isUpdate) this.echoes.set(entry.key, this.now());
   }
 
   private seeOwner(entry: KvWatchEntry): void {
@@ -157,6 +189,6 @@ export class ReplicaDirectory {
 /** The server's answer to a create over an existing key or an update at a stale revision. */
 function isWrongRevision(error: unknown): boolean {
   const e = error as { name?: unknown; code?: unknown };
-  // JetStream's 10071 "wrong last sequence": create() over a live key reports it too.
-  return e.name === 'JetStreamApiError' && e.code === 10071;
+  // JetStream's "wrong last sequence" (10071, or 10164 on newer servers): create() over a live key reports it too.
+  return e.name === 'JetStreamApiError' && (e.code === 10071 || e.code === 10164);
 }

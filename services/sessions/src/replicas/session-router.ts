@@ -10,9 +10,15 @@ export type RoutedVerb = 'create' | 'qr' | 'delete' | 'send';
 /** A replica's own subjects: requests another replica forwarded to it, handled here whatever the directory says. */
 export const replicaSubject = (replicaId: string, verb: RoutedVerb): string => `sb.v1.sessions.replica.${replicaId}.${verb}`;
 
-/** How long a QR read or a delete waits for a session without a live owner. */
-const OWNER_WAIT_MS = 5_000;
+/**
+ * How long a QR read (under the gateway's 5 s call deadline) and a delete (under its 30 s one)
+ * wait for a session without a live owner, or for its connection to come up: a delete logs the
+ * device out through that connection.
+ */
+const OWNER_WAIT_MS = { qr: 3_000, delete: 20_000 } as const;
 const RECHECK_MS = 50;
+/** A create forwarded to the replica that places it waits for the network's first QR code there. */
+const CREATE_FORWARD_MS = 30_000;
 /** How many times a request was forwarded, and how long its sender still waits (ms). */
 const HOPS_HEADER = 'sessions-hops';
 const WAIT_HEADER = 'sessions-wait-ms';
@@ -23,6 +29,8 @@ export interface SessionRouterDeps {
   ownership: SessionOwnership;
   /** Whether this process holds the session's connection and the network has it online. */
   online(sessionId: string): boolean;
+  /** Whether this process holds a connection of the session (online or reconnecting). */
+  holds(sessionId: string): boolean;
   /** Whether the session is connected on record (a connection is expected, maybe being resumed). */
   connectedOnRecord(sessionId: string): boolean;
   /** How long a send waits for its session's connection (the send deadline). */
@@ -45,6 +53,16 @@ export class SessionRouter {
   /** Resolves once every request routed so far is answered (each is bounded by its wait). */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Whether a request for a session this replica owns waits for its connection here: a send until
+   * it is online, a delete (a logout goes through it) until it exists, while the session is
+   * connected on record; a QR read never.
+   */
+  private waitsForConnection(verb: Exclude<RoutedVerb, 'create'>, sessionId: string): boolean {
+    if (verb === 'qr' || !this.deps.connectedOnRecord(sessionId)) return false;
+    return verb === 'send' ? !this.deps.online(sessionId) : !this.deps.holds(sessionId);
   }
 
   private track<T>(routed: Promise<T>): Promise<T> {
@@ -70,7 +88,7 @@ export class SessionRouter {
     const target = this.deps.ownership.placeNew();
     if (target === 'full') throw new ApiError('SERVICE_UNAVAILABLE', 'Every sessions replica holds as many sessions as it may (SWITCHBOARD_SESSIONS_MAX_PER_REPLICA); retry later.');
     if (target === 'self') return here();
-    return this.forward<T>(target, 'create', message, OWNER_WAIT_MS * 6).catch((error: unknown) => {
+    return this.forward<T>(target, 'create', message, CREATE_FORWARD_MS).catch((error: unknown) => {
       throw toServiceCallError(error, replicaSubject(target, 'create')) ?? error;
     });
   }
@@ -88,14 +106,14 @@ export class SessionRouter {
 
   private async routed<T>(verb: Exclude<RoutedVerb, 'create'>, sessionId: string, message: BusMessage, here: () => Promise<T>): Promise<T> {
     const hops = Number(message.headers[HOPS_HEADER] ?? 0);
-    const defaultWaitMs = verb === 'send' ? this.deps.sendWaitMs : OWNER_WAIT_MS;
+    const defaultWaitMs = verb === 'send' ? this.deps.sendWaitMs : OWNER_WAIT_MS[verb];
     const waitMs = Math.min(Number(message.headers[WAIT_HEADER] ?? defaultWaitMs), defaultWaitMs);
     const deadline = performance.now() + waitMs;
     for (;;) {
       const owner = this.deps.ownership.ownerOf(sessionId);
       const leftMs = deadline - performance.now();
       const late = leftMs <= 0;
-      if (owner === 'self' && (late || verb !== 'send' || this.deps.online(sessionId) || !this.deps.connectedOnRecord(sessionId))) return here();
+      if (owner === 'self' && (late || !this.waitsForConnection(verb, sessionId))) return here();
       if (owner !== 'self' && owner !== 'unknown' && hops < MAX_HOPS) {
         const headers = { ...message.headers, [HOPS_HEADER]: String(hops + 1), [WAIT_HEADER]: String(Math.max(0, Math.round(leftMs))) };
         const reply = await this.forward<T>(owner, verb, { ...message, headers }, Math.max(0, leftMs) + 10_000).catch((error: unknown) => {
@@ -106,8 +124,12 @@ export class SessionRouter {
         });
         if (reply !== NO_RESPONDER) return reply as T;
       }
-      // Past the deadline without an owner: answered here (not connected here: a retryable refusal).
-      if (late) return here();
+      if (late) {
+        // Still held by another live replica (forwarded as often as allowed): never acted on here.
+        if (owner !== 'self' && owner !== 'unknown') throw new ApiError('SERVICE_UNAVAILABLE', 'The session is moving between sessions replicas; retry shortly.');
+        // Past the deadline without an owner: answered here (not connected here: a retryable refusal).
+        return here();
+      }
       await new Promise((resolve) => setTimeout(resolve, RECHECK_MS));
     }
   }

@@ -102,12 +102,12 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
    * Resolves once the socket is closed (bounded by 3 s): another replica may open this device's
    * next connection right after, and the network must never see the two overlap.
    */
-  async stop(): Promise<void> {
+  async stop(options: { waitForAcks?: boolean } = {}): Promise<void> {
     this.#running = false;
     const socket = this.#socket;
     // Sends already written get their acks first (bounded): cut off, they would be in doubt and
     // carried again by the next owner under the same id.
-    const acksBy = performance.now() + ACKS_ON_STOP_MS;
+    const acksBy = performance.now() + (options.waitForAcks === false ? 0 : ACKS_ON_STOP_MS);
     while (this.#open && this.#acks.size > 0 && performance.now() < acksBy) await new Promise((resolve) => setTimeout(resolve, 5));
     this.#closeSocket(new NotConnectedError(this.sessionId));
     // Baileys' end() drops every 'close' listener of its socket before closing it: watched by state instead.
