@@ -29,6 +29,7 @@ describe('bus subjects', () => {
       'sb.v1.sessions.qr',
       'sb.v1.sessions.send',
       'sb.v1.sessions.deleteAll',
+      'sb.v1.sessions.contact',
       'sb.v1.messaging.sendText',
       'sb.v1.messaging.sendMedia',
       'sb.v1.messaging.sendLocation',

@@ -26,6 +26,7 @@ export const HTTP_EXAMPLES = {
   },
   sessionQrResponse: { success: true, data: { qrCode: EXAMPLE_PNG_DATA_URL, expiresAt: EXAMPLE_TIME_LATER } },
   deleteSessionResponse: { success: true, message: 'Session deleted' },
+  contactCheckResponse: { success: true, data: { phone: '15551234567', onWhatsApp: true, lid: '915551234567@lid' } },
 
   sendTextBody: { sessionId: ID.session, to: '15551234567', text: 'Hello from Switchboard', quotedMessageId: ID.message2 },
   sendMediaBody: {

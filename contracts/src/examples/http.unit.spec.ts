@@ -13,6 +13,7 @@ import {
   SendTextBody,
 } from '../messages/http.js';
 import {
+  ContactCheckResponse,
   CreateSessionBody,
   CreateSessionResponse,
   DeleteSessionResponse,
@@ -31,6 +32,7 @@ const cases: [keyof typeof EX, z.ZodType][] = [
   ['listSessionsResponse', ListSessionsResponse],
   ['sessionQrResponse', SessionQrResponse],
   ['deleteSessionResponse', DeleteSessionResponse],
+  ['contactCheckResponse', ContactCheckResponse],
   ['sendTextBody', SendTextBody],
   ['sendMediaBody', SendMediaBody],
   ['sendLocationBody', SendLocationBody],

@@ -33,6 +33,10 @@ export type CreateSessionReply = z.infer<typeof CreateSessionReply>;
 export const SessionRef = z.object({ accountId: AccountId, sessionId: SessionId });
 export type SessionRef = z.infer<typeof SessionRef>;
 
+/** sb.v1.sessions.contact: is `phone` on the chat network? Asked through the session's connection. */
+export const ContactCheckRequest = SessionRef.extend({ phone: Phone });
+export type ContactCheckRequest = z.infer<typeof ContactCheckRequest>;
+
 /**
  * sb.v1.sessions.deleteAll: deletes every session of the account, each as sb.v1.sessions.delete
  * does (logged out, credentials wiped, SessionDeleted, slot freed): an account's closure. Also

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EndpointContract } from '../common/routes.js';
 import { successEnvelope, MessageResponse } from '../common/envelope.js';
 import { SessionId } from '../common/ids.js';
+import { Phone } from '../common/phone.js';
 import { ListLimit, ListOffset, PAGE_FIELDS } from '../common/query.js';
 import { IsoTimestamp } from '../common/time.js';
 import { QrCodeDataUrl, SessionName, SessionStatus } from './status.js';
@@ -15,6 +16,12 @@ export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 /** Path parameters of /v1/sessions/{sessionId}[/qr]. */
 export const SessionIdParams = z.object({ sessionId: SessionId });
 export type SessionIdParams = z.infer<typeof SessionIdParams>;
+
+/** Path parameters of /v1/sessions/{sessionId}/contacts/{phone}. */
+export const ContactCheckParams = SessionIdParams.extend({
+  phone: Phone.meta({ description: 'The number to look up: country code and number, digits only.', example: '15551234567' }),
+});
+export type ContactCheckParams = z.infer<typeof ContactCheckParams>;
 
 /** GET /v1/sessions query. Unknown query parameters are refused (400), like unknown body fields. */
 export const ListSessionsQuery = z.object({
@@ -82,6 +89,19 @@ export type SessionQrResult = z.infer<typeof SessionQrResult>;
 export const SessionQrResponse = successEnvelope(SessionQrResult);
 export type SessionQrResponse = z.infer<typeof SessionQrResponse>;
 
+/**
+ * `data` of GET /v1/sessions/{id}/contacts/{phone}: whether the number has an account on the chat
+ * network, as the session's own connection asked it, and its LID where the network gave one.
+ */
+export const ContactCheck = z.object({
+  phone: Phone.meta({ description: 'The number looked up.', example: '15551234567' }),
+  onWhatsApp: z.boolean().meta({ description: 'Whether the number has an account on the chat network.', example: true }),
+  lid: z.string().optional().meta({ description: 'The contact\'s LID (`…@lid`), when the network names one.', example: '915551234567@lid' }),
+});
+export type ContactCheck = z.infer<typeof ContactCheck>;
+export const ContactCheckResponse = successEnvelope(ContactCheck);
+export type ContactCheckResponse = z.infer<typeof ContactCheckResponse>;
+
 /** DELETE /v1/sessions/{id}: `{ success: true, message }`, no `data`. */
 export const DeleteSessionResponse = MessageResponse;
 export type DeleteSessionResponse = MessageResponse;
@@ -93,4 +113,5 @@ export const SESSION_ENDPOINTS = {
   get: { method: 'GET', path: '/v1/sessions/:sessionId', status: 200, params: SessionIdParams, response: GetSessionResponse },
   qr: { method: 'GET', path: '/v1/sessions/:sessionId/qr', status: 200, params: SessionIdParams, response: SessionQrResponse },
   delete: { method: 'DELETE', path: '/v1/sessions/:sessionId', status: 200, params: SessionIdParams, response: DeleteSessionResponse },
+  contact: { method: 'GET', path: '/v1/sessions/:sessionId/contacts/:phone', status: 200, params: ContactCheckParams, response: ContactCheckResponse },
 } as const satisfies Record<string, EndpointContract>;

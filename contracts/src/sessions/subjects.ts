@@ -1,6 +1,7 @@
 import { defineSubject } from '../bus/subject.js';
-import { ListSessionsResult, SessionQrResult, SessionView } from './http.js';
+import { ContactCheck, ListSessionsResult, SessionQrResult, SessionView } from './http.js';
 import {
+  ContactCheckRequest,
   CreateSessionCommand,
   CreateSessionReply,
   DeleteAllSessionsReply,
@@ -21,4 +22,5 @@ export const SessionsSubjects = {
   qr: defineSubject('sb.v1.sessions.qr', SessionRef, SessionQrResult),
   send: defineSubject('sb.v1.sessions.send', DeliverMessageCommand, DeliverMessageReply),
   deleteAll: defineSubject('sb.v1.sessions.deleteAll', DeleteAllSessionsRequest, DeleteAllSessionsReply),
+  contact: defineSubject('sb.v1.sessions.contact', ContactCheckRequest, ContactCheck),
 } as const;

@@ -1,4 +1,6 @@
 import type {
+  ContactCheck,
+  ContactCheckRequest,
   CreateSessionCommand,
   CreateSessionResult,
   DeleteAllSessionsReply,
@@ -17,6 +19,8 @@ import type {
 } from '@switchboard/contracts';
 import type { AccountSessions } from './connections/account-sessions.js';
 import type { ConnectionManager } from './connections/connection-manager.js';
+import { lookupFailure } from './connections/contact-checks.js';
+import type { ContactChecks } from './connections/contact-checks.js';
 import type { Deliveries } from './connections/deliveries.js';
 import type { SessionFeed } from './feed/feed.js';
 import type { IdempotentCreate } from './idempotency/create.js';
@@ -33,6 +37,7 @@ export class SessionsApi {
     readonly readiness: () => ReadyReply,
     private readonly publicFeed: SessionFeed,
     private readonly accounts: AccountSessions,
+    private readonly contacts: ContactChecks,
   ) {}
 
   create(command: CreateSessionCommand): Promise<CreateSessionResult> {
@@ -65,6 +70,12 @@ export class SessionsApi {
 
   qr(ref: SessionRef): Promise<SessionQrResult> {
     return this.manager.qr(ref);
+  }
+
+  /** `sb.v1.sessions.contact`: is the number on the network? Asked through the session's own connection. */
+  async contact(request: ContactCheckRequest): Promise<ContactCheck> {
+    const connection = await this.manager.linked(request);
+    return this.contacts.check(request, (phone) => connection.driver.lookupContact(phone).catch((error: unknown) => Promise.reject(lookupFailure(error))));
   }
 
   send(command: DeliverMessageCommand): Promise<DeliverMessageReply> {

@@ -28,6 +28,7 @@ import { keepWithinRetention } from './sent-log/retention.js';
 import { SENT_LOG_RETENTION_MS } from './sent-log/sent-log.js';
 import { openSentLog } from './sent-log/open-sent-log.js';
 import { SessionsModule } from './sessions.module.js';
+import { ContactChecks } from './connections/contact-checks.js';
 import { IdempotentCreate } from './idempotency/create.js';
 import { SESSION_KEY_EVENTS } from './idempotency/session-keys.js';
 import { LeasedOwnership } from './replicas/leased-ownership.js';
@@ -146,7 +147,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   // An account's sessions are deleted where each is held, so the device is logged out by its own connection.
   const deleteWhereHeld = (ref: SessionRef) => router.session('delete', ref.sessionId, { subject: SessionsSubjects.delete.subject, data: ref, headers: {} }, () => manager.delete(ref));
   const accounts = new AccountSessions({ manager: { delete: deleteWhereHeld }, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online });
-  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed, accounts);
+  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed, accounts, new ContactChecks());
   const app = await startMicroservice(SessionsModule.forApi(api, router), { bus, queue: 'sessions' });
   const forwarded = directory ? await router.listen((verb, message) => answerHere(api, router, verb, message)) : [];
   // An AccountClosed published while this service was down (the CLI closed it meanwhile) is found here.

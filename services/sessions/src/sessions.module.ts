@@ -60,6 +60,12 @@ export class SessionsController {
     return this.router.session('qr', ref.sessionId, ctx.getMessage(), () => this.api.qr(ref));
   }
 
+  @MessagePattern(SessionsSubjects.contact.subject)
+  contact(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.contact> {
+    const request = parseRequest(SessionsSubjects.contact, ctx.getMessage());
+    return this.router.session('contact', request.sessionId, ctx.getMessage(), () => this.api.contact(request));
+  }
+
   @MessagePattern(SessionsSubjects.send.subject)
   send(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.send> {
     const command = parseRequest(SessionsSubjects.send, ctx.getMessage());
@@ -89,6 +95,10 @@ export async function answerHere(api: SessionsApi, router: SessionRouter, verb: 
     case 'delete': {
       const ref = parseRequest(SessionsSubjects.delete, message);
       return router.session('delete', ref.sessionId, message, () => api.delete(ref));
+    }
+    case 'contact': {
+      const request = parseRequest(SessionsSubjects.contact, message);
+      return router.session('contact', request.sessionId, message, () => api.contact(request));
     }
     case 'send': {
       const command = parseRequest(SessionsSubjects.send, message);

@@ -95,6 +95,26 @@ describe.each<Mode>(['embedded', 'distributed'])('session endpoints over HTTP (%
     await expect(sut.emulator.device(phone)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('checks whether a number is on the network through the session, keeps the answer, and limits new lookups per session', async () => {
+    const { id } = await connectedSession(api, sut);
+    const contact = newPhone();
+    const stranger = newPhone();
+    await sut.emulator.setContact(stranger, { onNetwork: false, deliverAfterMs: null, readAfterMs: null });
+    const known = await api.get(`/v1/sessions/${id}/contacts/${contact}`);
+    expect([known.status, known.body.data.phone, known.body.data.onWhatsApp]).toEqual([200, contact, true]);
+    // The LID as the network names it (the emulator's default LID addressing does).
+    expect(known.body.data.lid).toMatch(/^\d+@lid$/);
+    expect((await api.get(`/v1/sessions/${id}/contacts/${stranger}`)).body.data).toEqual({ phone: stranger, onWhatsApp: false });
+    expect((await api.get(`/v1/sessions/${id}/contacts/not-a-number`)).status).toBe(400);
+    expect((await api.get(`/v1/sessions/ses_01JD0000000000000000000000/contacts/${contact}`)).body.error.code).toBe('SESSION_NOT_FOUND');
+    // 30 new numbers a minute per session (2 used above); kept answers do not count.
+    for (let i = 0; i < 28; i++) expect((await api.get(`/v1/sessions/${id}/contacts/${newPhone()}`)).status).toBe(200);
+    expect((await api.get(`/v1/sessions/${id}/contacts/${contact}`)).status).toBe(200);
+    const refused = await api.get(`/v1/sessions/${id}/contacts/${newPhone()}`);
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'CONTACT_CHECK_LIMIT_REACHED']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
   it('answers 404 SESSION_NOT_FOUND for unknown ids and for another account\'s sessions', async () => {
     const unknown = await api.get('/v1/sessions/ses_01JD0000000000000000000000');
     expect(unknown.status).toBe(404);

@@ -72,9 +72,17 @@ function errorHeaders(error: ApiError, now: Date): Record<string, string> {
       return { [HTTP_HEADERS.retryAfter]: String(RETRY_AFTER_UNAVAILABLE_SECONDS) };
     case 'DAILY_MESSAGE_LIMIT_REACHED':
       return retryAtReset(error, now);
+    case 'CONTACT_CHECK_LIMIT_REACHED':
+      return retryAfterSeconds(error);
     default:
       return {};
   }
+}
+
+/** `Retry-After` as the refusal said it (details.retryAfterSeconds). */
+function retryAfterSeconds(error: ApiError): Record<string, string> {
+  const seconds = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof seconds === 'number' ? { [HTTP_HEADERS.retryAfter]: String(Math.max(1, Math.ceil(seconds))) } : {};
 }
 
 /** `Retry-After` = whole seconds until the daily counter resets (details.resetsAt). */

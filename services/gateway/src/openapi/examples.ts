@@ -9,6 +9,7 @@ export const ENDPOINT_EXAMPLES: Readonly<Record<string, { body?: ExampleName; qu
   'sessions.get': { response: 'getSessionResponse' },
   'sessions.qr': { response: 'sessionQrResponse' },
   'sessions.delete': { response: 'deleteSessionResponse' },
+  'sessions.contact': { response: 'contactCheckResponse' },
   'messages.sendText': { body: 'sendTextBody', response: 'sendMessageResponse' },
   'messages.sendMedia': { body: 'sendMediaBody', response: 'sendMediaResponse' },
   'messages.sendLocation': { body: 'sendLocationBody', response: 'sendMessageResponse' },

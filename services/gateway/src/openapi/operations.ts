@@ -80,6 +80,14 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
     description: 'Logs the linked device out of the chat network, forgets its credentials and frees its plan slot. Its messages stay in the history.',
     errors: ['SESSION_NOT_FOUND'],
   },
+  'sessions.contact': {
+    summary: 'Check whether a number is on the chat network',
+    description:
+      'Asks the network through the session\'s own connection whether `phone` has an account (`onWhatsApp`), with its LID when the ' +
+      'network names one. Answers are kept 5 minutes per session and number; each session may look up 30 new numbers a minute ' +
+      '(429 `CONTACT_CHECK_LIMIT_REACHED` with `Retry-After` past that: many lookups of unknown numbers look like a bot to the network).',
+    errors: ['SESSION_NOT_FOUND', 'SESSION_NOT_CONNECTED', 'CONTACT_CHECK_LIMIT_REACHED', 'CHAT_NETWORK_ERROR'],
+  },
   'messages.sendText': { summary: 'Send a text message', description: SEND_DESCRIPTION, errors: SEND_ERRORS, send: true, idempotent: true },
   'messages.sendMedia': {
     summary: 'Send an image, video, audio or document',

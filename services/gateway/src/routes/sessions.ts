@@ -31,6 +31,10 @@ export function registerSessionRoutes(app: FastifyInstance): void {
     success(await ctx.call(SessionsSubjects.qr, { accountId: ctx.accountId, sessionId: ctx.params.sessionId })),
   );
 
+  defineRoute(app, SESSION_ENDPOINTS.contact, async (ctx) =>
+    success(await ctx.call(SessionsSubjects.contact, { accountId: ctx.accountId, sessionId: ctx.params.sessionId, phone: ctx.params.phone })),
+  );
+
   defineRoute(app, SESSION_ENDPOINTS.delete, async (ctx) => {
     await ctx.call(SessionsSubjects.delete, { accountId: ctx.accountId, sessionId: ctx.params.sessionId }, { timeoutMs: CREATE_TIMEOUT_MS });
     return successMessage('Session disconnected and deleted');

@@ -129,6 +129,13 @@ export interface InboundEvent {
   content: InboundContent;
 }
 
+/** What the network says of a number. */
+export interface ContactLookup {
+  onWhatsApp: boolean;
+  /** `…@lid`, when the network names the contact's LID. */
+  lid?: string;
+}
+
 export interface ChatDriverEventMap {
   qr: [QrEvent];
   connected: [ConnectedEvent];
@@ -148,7 +155,8 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
   sendMedia(to: PhoneNumber, media: MediaContent, options?: SendOptions): Promise<SentMessage>;
   sendLocation(to: PhoneNumber, location: LocationContent, options?: SendOptions): Promise<SentMessage>;
   sendButtons(to: PhoneNumber, buttons: ButtonsContent, options?: SendOptions): Promise<SentMessage>;
-  isOnNetwork(phone: PhoneNumber): Promise<boolean>;
+  /** Whether `phone` has an account on the network (asked over this connection), with its LID when named. */
+  lookupContact(phone: PhoneNumber): Promise<ContactLookup>;
   /** Unlinks this device from the phone and wipes its stored credentials. */
   logout(): Promise<void>;
   /**

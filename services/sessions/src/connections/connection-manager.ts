@@ -2,7 +2,7 @@ import { ApiError } from '@switchboard/contracts';
 import type { CreateSessionResult, DeleteSessionReply, SessionQrResult, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import { SecretDecryptionError, ulid } from '@switchboard/service-kit';
-import { SessionNotFound, SessionNotPending } from '../session/errors.js';
+import { SessionNotConnected, SessionNotFound, SessionNotPending } from '../session/errors.js';
 import { isVisible } from '../session/state.js';
 import type { VisibleSession } from '../session/state.js';
 import type { SessionListQueries } from '../projections/session-list/queries.js';
@@ -176,6 +176,18 @@ export class ConnectionManager {
       const message = failure ? `The chat network could not be reached (${failure.cause}: ${failure.detail}); retry later.` : 'The chat network did not issue a QR code in time; retry later.';
       throw new ApiError('CHAT_NETWORK_ERROR', message, details);
     }
+  }
+
+  /**
+   * The session's linked connection in this process, for a request that needs the network now;
+   * SESSION_NOT_FOUND, SESSION_NOT_CONNECTED, or (connected on record, not held here) a retryable 503.
+   */
+  async linked(ref: SessionRef): Promise<LiveConnection> {
+    const connection = this.owned(ref);
+    if (connection?.phase === 'linked') return connection;
+    const { status } = await this.visible(ref);
+    if (status === 'connected') throw new ApiError('SERVICE_UNAVAILABLE', "The session's connection is not available right now; retry shortly.");
+    throw new SessionNotConnected(status);
   }
 
   /** The live connection of this session if it belongs to the caller's account. */

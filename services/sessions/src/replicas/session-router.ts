@@ -5,7 +5,7 @@ import type { Logger } from '@switchboard/telemetry';
 import type { SessionOwnership } from './ownership.js';
 
 /** The requests that must reach the replica holding the session's connection. */
-export type RoutedVerb = 'create' | 'qr' | 'delete' | 'send';
+export type RoutedVerb = 'create' | 'qr' | 'delete' | 'send' | 'contact';
 
 /** A replica's own subjects: requests another replica forwarded to it, handled here whatever the directory says. */
 export const replicaSubject = (replicaId: string, verb: RoutedVerb): string => `sb.v1.sessions.replica.${replicaId}.${verb}`;
@@ -15,7 +15,7 @@ export const replicaSubject = (replicaId: string, verb: RoutedVerb): string => `
  * wait for a session without a live owner, or for its connection to come up: a delete logs the
  * device out through that connection.
  */
-const OWNER_WAIT_MS = { qr: 3_000, delete: 20_000 } as const;
+const OWNER_WAIT_MS = { qr: 3_000, contact: 3_000, delete: 20_000 } as const;
 const RECHECK_MS = 50;
 /** A create forwarded to the replica that places it waits for the network's first QR code there. */
 const CREATE_FORWARD_MS = 30_000;
@@ -56,13 +56,13 @@ export class SessionRouter {
   }
 
   /**
-   * Whether a request for a session this replica owns waits for its connection here: a send until
-   * it is online, a delete (a logout goes through it) until it exists, while the session is
-   * connected on record; a QR read never.
+   * Whether a request for a session this replica owns waits for its connection here: a send or a
+   * contact lookup until it is online, a delete (a logout goes through it) until it exists, while
+   * the session is connected on record; a QR read never.
    */
   private waitsForConnection(verb: Exclude<RoutedVerb, 'create'>, sessionId: string): boolean {
     if (verb === 'qr' || !this.deps.connectedOnRecord(sessionId)) return false;
-    return verb === 'send' ? !this.deps.online(sessionId) : !this.deps.holds(sessionId);
+    return verb === 'delete' ? !this.deps.holds(sessionId) : !this.deps.online(sessionId);
   }
 
   private track<T>(routed: Promise<T>): Promise<T> {
@@ -75,7 +75,7 @@ export class SessionRouter {
   /** Subscribes this replica's own subjects; `handle` answers a forwarded request here. */
   listen(handle: (verb: RoutedVerb, message: BusMessage) => unknown): Promise<BusSubscription[]> {
     const { bus, ownership } = this.deps;
-    const verbs: RoutedVerb[] = ['create', 'qr', 'delete', 'send'];
+    const verbs: RoutedVerb[] = ['create', 'qr', 'delete', 'send', 'contact'];
     return Promise.all(verbs.map((verb) => bus.subscribe(replicaSubject(ownership.replicaId, verb), (message) => handle(verb, message))));
   }
 

@@ -5,6 +5,7 @@ import type {
   ButtonsContent,
   ChatDriver,
   ChatDriverEventMap,
+  ContactLookup,
   DisconnectReason,
   InboundEvent,
   LocationContent,
@@ -125,8 +126,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     await this.#loggedOut().catch(() => undefined);
   }
 
-  async isOnNetwork(phone: PhoneNumber): Promise<boolean> {
-    return this.#recipients.isOnNetwork(this.#requireOpenSocket(), phone);
+  async lookupContact(phone: PhoneNumber): Promise<ContactLookup> {
+    return this.#recipients.lookup(this.#requireOpenSocket(), phone);
   }
 
   async sendText(to: PhoneNumber, text: string, options: TextOptions = {}): Promise<SentMessage> {

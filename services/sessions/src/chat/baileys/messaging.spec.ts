@@ -95,7 +95,7 @@ describe('sending through a connected session', () => {
   it('refuses a recipient who is not on the network', async () => {
     const stranger = uniquePhone('1333');
     await chat.control.setContact(stranger, { onNetwork: false, deliverAfterMs: null, readAfterMs: null });
-    expect(await driver.isOnNetwork(stranger)).toBe(false);
+    expect(await driver.lookupContact(stranger)).toEqual({ onWhatsApp: false });
     await expect(driver.sendText(stranger, 'hello?')).rejects.toThrow(RecipientNotOnNetworkError);
   });
 

@@ -1,7 +1,8 @@
+import { USyncQuery, USyncUser } from '@whiskeysockets/baileys';
 import type { WASocket } from '@whiskeysockets/baileys';
 import { BoundedMap } from '../bounded-map.js';
 import { RecipientNotOnNetworkError } from '../errors.js';
-import type { PhoneNumber } from '../driver.js';
+import type { ContactLookup, PhoneNumber } from '../driver.js';
 
 const KNOWN_RECIPIENTS = 1_024;
 const KNOWN_FOR_MS = 10 * 60_000;
@@ -19,20 +20,26 @@ export function normalizePhone(phone: PhoneNumber): string {
  * person may join at any time.
  */
 export class RecipientDirectory {
-  readonly #known = new BoundedMap<string, true>(KNOWN_RECIPIENTS, KNOWN_FOR_MS);
+  readonly #known = new BoundedMap<string, ContactLookup>(KNOWN_RECIPIENTS, KNOWN_FOR_MS);
 
-  async isOnNetwork(socket: WASocket, phone: PhoneNumber): Promise<boolean> {
+  /** A contact lookup (usync) over the socket; a known "yes" is answered from memory. */
+  async lookup(socket: WASocket, phone: PhoneNumber): Promise<ContactLookup> {
     const digits = normalizePhone(phone);
-    if (this.#known.has(digits)) return true;
-    const [result] = (await socket.onWhatsApp(digits)) ?? [];
-    const exists = result?.exists === true;
-    if (exists) this.#known.set(digits, true);
-    return exists;
+    const known = this.#known.get(digits);
+    if (known) return known;
+    // The contact and LID protocols in one usync query (Baileys' onWhatsApp asks for the first only).
+    const query = new USyncQuery().withContactProtocol().withLIDProtocol().withUser(new USyncUser().withPhone(`+${digits}`));
+    const [result] = (await socket.executeUSyncQuery(query))?.list ?? [];
+    if (result?.contact !== true) return { onWhatsApp: false };
+    const lid = result.lid;
+    const answer: ContactLookup = typeof lid === 'string' && lid !== '' ? { onWhatsApp: true, lid } : { onWhatsApp: true };
+    this.#known.set(digits, answer);
+    return answer;
   }
 
   /** The recipient's jid, or RecipientNotOnNetworkError. */
   async requireOnNetwork(socket: WASocket, phone: PhoneNumber): Promise<string> {
-    if (!(await this.isOnNetwork(socket, phone))) throw new RecipientNotOnNetworkError(phone);
+    if (!(await this.lookup(socket, phone)).onWhatsApp) throw new RecipientNotOnNetworkError(phone);
     return `${normalizePhone(phone)}@s.whatsapp.net`;
   }
 }
