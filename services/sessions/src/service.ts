@@ -4,7 +4,7 @@ import type { EventStore } from '@switchboard/eventstore';
 import { feedWaker, IdempotencyKeys, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
 import { feedWakeSubject, SessionsSubjects } from '@switchboard/contracts';
-import type { ReadyReply, SessionRef } from '@switchboard/contracts';
+import type { DeleteSessionReply, ReadyReply, SessionRef } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import { SessionsApi } from './api.js';
@@ -37,7 +37,7 @@ import type { LocalSessions, SessionOwnership } from './replicas/ownership.js';
 import { ReplicaDirectory } from './replicas/replica-directory.js';
 import { holdReplicaIdentity } from './replicas/replica-identity.js';
 import { SessionRouter } from './replicas/session-router.js';
-import { answerHere } from './sessions.module.js';
+import { SessionRequests } from './session-requests.js';
 import { connectNats } from './nats-kv.js';
 
 export interface SessionsServiceOptions {
@@ -145,11 +145,12 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   };
   const feed = new SessionFeed(store, liveQr);
   // An account's sessions are deleted where each is held, so the device is logged out by its own connection.
-  const deleteWhereHeld = (ref: SessionRef) => router.session('delete', ref.sessionId, { subject: SessionsSubjects.delete.subject, data: ref, headers: {} }, () => manager.delete(ref));
+  const deleteWhereHeld = (ref: SessionRef): Promise<DeleteSessionReply> => requests.delete({ subject: SessionsSubjects.delete.subject, data: ref, headers: {}, local: true });
   const accounts = new AccountSessions({ manager: { delete: deleteWhereHeld }, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online });
   const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed, accounts, new ContactChecks());
-  const app = await startMicroservice(SessionsModule.forApi(api, router), { bus, queue: 'sessions' });
-  const forwarded = directory ? await router.listen((verb, message) => answerHere(api, router, verb, message)) : [];
+  const requests = new SessionRequests(api, router);
+  const app = await startMicroservice(SessionsModule.forApi(api, requests), { bus, queue: 'sessions' });
+  const forwarded = directory ? await router.listen((verb, message) => requests.forwarded(verb, message)) : [];
   // An AccountClosed published while this service was down (the CLI closed it meanwhile) is found here.
   void accounts.sweepClosed().catch((error: unknown) => logger.warn({ err: error }, 'closed-account sweep stopped'));
 

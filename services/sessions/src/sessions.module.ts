@@ -4,12 +4,12 @@ import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservice
 import { FeedSubjects, ReadySubjects, SessionsSubjects, subjectForEvent } from '@switchboard/contracts';
 import type { ReplyOf, SubjectContract } from '@switchboard/contracts';
 import { parseRequest } from '@switchboard/bus';
-import type { BusContext, BusMessage } from '@switchboard/bus';
+import type { BusContext } from '@switchboard/bus';
 import type { SessionsApi } from './api.js';
-import type { RoutedVerb, SessionRouter } from './replicas/session-router.js';
+import type { SessionRequests } from './session-requests.js';
 
 const SESSIONS_API = Symbol('SessionsApi');
-const SESSION_ROUTER = Symbol('SessionRouter');
+const SESSION_REQUESTS = Symbol('SessionRequests');
 
 type Reply<C extends SubjectContract> = ReplyOf<C> | Promise<ReplyOf<C>>;
 
@@ -17,14 +17,12 @@ type Reply<C extends SubjectContract> = ReplyOf<C> | Promise<ReplyOf<C>>;
 export class SessionsController {
   constructor(
     @Inject(SESSIONS_API) private readonly api: SessionsApi,
-    @Inject(SESSION_ROUTER) private readonly router: SessionRouter,
+    @Inject(SESSION_REQUESTS) private readonly requests: SessionRequests,
   ) {}
 
-  /** Parsed by the replica that places it (its id is minted there). */
   @MessagePattern(SessionsSubjects.create.subject)
   create(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.create> {
-    const message = ctx.getMessage();
-    return this.router.create(message, () => this.api.create(parseRequest(SessionsSubjects.create, message)));
+    return this.requests.create(ctx.getMessage());
   }
 
   @MessagePattern(SessionsSubjects.get.subject)
@@ -39,8 +37,7 @@ export class SessionsController {
 
   @MessagePattern(SessionsSubjects.delete.subject)
   delete(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.delete> {
-    const ref = parseRequest(SessionsSubjects.delete, ctx.getMessage());
-    return this.router.session('delete', ref.sessionId, ctx.getMessage(), () => this.api.delete(ref));
+    return this.requests.delete(ctx.getMessage());
   }
 
   @MessagePattern(SessionsSubjects.deleteAll.subject)
@@ -56,20 +53,17 @@ export class SessionsController {
 
   @MessagePattern(SessionsSubjects.qr.subject)
   qr(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.qr> {
-    const ref = parseRequest(SessionsSubjects.qr, ctx.getMessage());
-    return this.router.session('qr', ref.sessionId, ctx.getMessage(), () => this.api.qr(ref));
+    return this.requests.qr(ctx.getMessage());
   }
 
   @MessagePattern(SessionsSubjects.contact.subject)
   contact(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.contact> {
-    const request = parseRequest(SessionsSubjects.contact, ctx.getMessage());
-    return this.router.session('contact', request.sessionId, ctx.getMessage(), () => this.api.contact(request));
+    return this.requests.contact(ctx.getMessage());
   }
 
   @MessagePattern(SessionsSubjects.send.subject)
   send(@Ctx() ctx: BusContext): Reply<typeof SessionsSubjects.send> {
-    const command = parseRequest(SessionsSubjects.send, ctx.getMessage());
-    return this.router.session('send', command.sessionId, ctx.getMessage(), () => this.api.send(command));
+    return this.requests.send(ctx.getMessage());
   }
 
   @MessagePattern(FeedSubjects.sessions.subject)
@@ -83,40 +77,16 @@ export class SessionsController {
   }
 }
 
-/** A request another replica forwarded to this one's own subject (it owns the session, or did): parsed at this edge. */
-export async function answerHere(api: SessionsApi, router: SessionRouter, verb: RoutedVerb, message: BusMessage): Promise<unknown> {
-  switch (verb) {
-    case 'create':
-      return api.create(parseRequest(SessionsSubjects.create, message));
-    case 'qr': {
-      const ref = parseRequest(SessionsSubjects.qr, message);
-      return router.session('qr', ref.sessionId, message, () => api.qr(ref));
-    }
-    case 'delete': {
-      const ref = parseRequest(SessionsSubjects.delete, message);
-      return router.session('delete', ref.sessionId, message, () => api.delete(ref));
-    }
-    case 'contact': {
-      const request = parseRequest(SessionsSubjects.contact, message);
-      return router.session('contact', request.sessionId, message, () => api.contact(request));
-    }
-    case 'send': {
-      const command = parseRequest(SessionsSubjects.send, message);
-      return router.session('send', command.sessionId, message, () => api.send(command));
-    }
-  }
-}
-
-/** The Nest module of the sessions service, bound to one SessionsApi instance and its router. */
+/** The Nest module of the sessions service, bound to one SessionsApi instance and its routed requests. */
 @Module({})
 export class SessionsModule {
-  static forApi(api: SessionsApi, router: SessionRouter): DynamicModule {
+  static forApi(api: SessionsApi, requests: SessionRequests): DynamicModule {
     return {
       module: SessionsModule,
       controllers: [SessionsController],
       providers: [
         { provide: SESSIONS_API, useValue: api },
-        { provide: SESSION_ROUTER, useValue: router },
+        { provide: SESSION_REQUESTS, useValue: requests },
       ],
     };
   }
