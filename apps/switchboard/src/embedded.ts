@@ -30,8 +30,10 @@ if (switchboard.emulator) {
 }
 
 let stopping = false;
+// `on`, not `once`: a second signal while stopping (npm start forwards Ctrl-C to the process that
+// the terminal already signalled) must not kill it halfway through its close.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     if (stopping) return;
     stopping = true;
     void switchboard.close().then(() => process.exit(0));

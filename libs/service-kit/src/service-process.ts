@@ -49,8 +49,10 @@ export function runServiceProcess<S extends RunningService>(
       await telemetry.shutdown();
       process.exit(0);
     };
-    process.once('SIGTERM', () => void stop('SIGTERM'));
-    process.once('SIGINT', () => void stop('SIGINT'));
+    // `on`, not `once`: a second signal while stopping (a supervisor repeating it, npm forwarding
+    // Ctrl-C) must not kill the process halfway through its close.
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
   };
   main().catch((error: unknown) => exitOnStartFailure(`${name} service`, error, portVariablesOf(process.env)));
 }

@@ -21,15 +21,19 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host ?? '0.0.0.0', port: config.port });
   // Large bodies leave garbage an idle process would keep for good.
   startMemoryReclaimer({ logger });
+  let stopping = false;
   const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     await app.close();
     await bus.close();
     await telemetry.shutdown();
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // `on`, not `once`: a second signal while stopping must not kill it halfway through its close.
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((error: unknown) => exitOnStartFailure('gateway', error, portVariablesOf(process.env)));
