@@ -36,7 +36,7 @@ export const OWNERS_BUCKET = 'sb_sessions_owners';
  * replica (its lease, renewed every second: liveness is judged by when each process last SAW it
  * written, on its own monotonic clock, so no two clocks are compared), and one record per live
  * session naming its owner. Both buckets are watched: the views below are what this process sees
- * now, and `onChange` listeners hear of every update.
+ * now.
  */
 export class ReplicaDirectory {
   readonly replicas = new Map<string, ReplicaView>();
@@ -45,7 +45,6 @@ export class ReplicaDirectory {
   lastOwnerChangeMs = 0;
   /** When each replica's record last came through the watch (not a write of this process's own). */
   private readonly echoes = new Map<string, number>();
-  private readonly listeners = new Set<() => void>();
   private readonly watches: QueuedIterator<KvWatchEntry>[] = [];
   private readonly now: () => number;
 
@@ -68,11 +67,6 @@ export class ReplicaDirectory {
       directory.watch(owners, (entry) => directory.seeOwner(entry)),
     ]);
     return directory;
-  }
-
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   /** Writes this replica's lease; resolves once the server stored it. */
@@ -139,7 +133,6 @@ export class ReplicaDirectory {
 
   async close(): Promise<void> {
     for (const watch of this.watches) watch.stop();
-    this.listeners.clear();
   }
 
   private seeReplica(entry: KvWatchEntry): void {
@@ -178,7 +171,6 @@ export class ReplicaDirectory {
       for await (const entry of iterator) {
         apply(entry);
         if (entry.isUpdate || entry.delta === 0) loaded();
-        for (const listener of this.listeners) listener();
       }
     })();
     // A bucket whose only entries are deletions reports values but yields nothing to wait for.
