@@ -18,7 +18,7 @@ export const heapUsedBytes = (baseUrl: string) => metric(baseUrl, 'nodejs_heap_s
 let ticksPerSecond: number | undefined;
 
 /** CPU time (user + system) process `pid` has used so far, in ms, from /proc (Linux). */
-function processCpuMs(pid: number): number {
+export function processCpuMs(pid: number): number {
   ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

@@ -2,8 +2,9 @@
  * `npm run bench:send`: what Switchboard costs on top of the chat layer, in one run.
  *   1. raw Baileys `sendMessage` through the emulator (no Switchboard): the ceiling;
  *   2. text sends through the whole pipeline (HTTP → gateway → messaging → quota → sessions →
- *      Baileys → emulator → ack), embedded and distributed, sequential and 16 in flight;
- *   3. `GET /v1/messages/{id}` reads/s beside a bare fastify handler.
+ *      Baileys → emulator → ack), embedded and distributed, sequential and 16 in flight.
+ * Reads are measured by `bench:reads` (autocannon beside a bare fastify app): a fetch loop here
+ * was its own bottleneck.
  * The emulator always runs in its own process. BENCH_SENDS (default 1000) sets the count.
  * Raw Baileys is measured twice: plain `sendMessage` (resolves once the frame is written; the
  * issue's baseline, the headline) and `sendMessage` + the network's ack (what our driver waits
@@ -13,17 +14,15 @@
  * for the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { fileURLToPath } from 'node:url';
-import Fastify from 'fastify';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
 import { FullGcLog, ownCpuPerTask, serverCpuPerTask, soak, workPerTask } from './process-metrics.js';
 import { linkRawBaileys, sendUntilAcked } from './raw-baileys.js';
-import { runFor, runLoad } from './stats.js';
+import { runLoad } from './stats.js';
 
 const SENDS = Number(process.env['BENCH_SENDS'] ?? 1000);
 const CONCURRENCY = 16;
-const READ_SECONDS = 5;
 const CONTACT = '15559990001';
 const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
 const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
@@ -51,7 +50,7 @@ async function rawBaileys() {
   }
 }
 
-/** A session of `sut` linked as `phone`, and a text send through it (the last message id kept). */
+/** A session of `sut` linked as `phone`, and a text send through it. */
 async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
   const api = new ApiClient(sut.url, sut.apiKey);
   const created = await api.post('/v1/sessions', {});
@@ -60,11 +59,9 @@ async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
   await eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected');
   const sender = {
     api,
-    lastMessageId: '',
     send: async (i: number) => {
       const sent = await api.post('/v1/messages/text', { sessionId, to: CONTACT, text: `pipeline ${i}` });
       if (sent.status !== 201) throw new Error(`send answered ${sent.status}: ${JSON.stringify(sent.body)}`);
-      sender.lastMessageId = sent.body.data.messageId;
     },
   };
   return sender;
@@ -91,11 +88,7 @@ async function pipeline(mode: Mode) {
       serverCpuPerTask(pids, SENDS, () => (mode === 'embedded' ? workPerTask(sut.url, SENDS, run) : settled(run)));
     const sequential = await measured(() => runLoad(SENDS, 1, sender.send));
     const concurrent = await measured(() => runLoad(SENDS, CONCURRENCY, sender.send));
-    const reads = await runFor(READ_SECONDS, 32, async () => {
-      const read = await sender.api.get(`/v1/messages/${sender.lastMessageId}`);
-      if (read.status !== 200) throw new Error(`lookup answered ${read.status}`);
-    });
-    results[mode] = { sequential, concurrent, reads };
+    results[mode] = { sequential, concurrent };
   } finally {
     await sut.close();
     await emulator.stop();
@@ -123,32 +116,18 @@ async function embeddedSoak() {
   }
 }
 
-/** The same kind of answer from a handler that does nothing: HTTP and JSON alone. */
-async function bareFastify() {
-  const app = Fastify();
-  const body = { success: true, data: { messageId: 'msg_01JD0000000000000000000000', status: 'read', timestamp: new Date().toISOString(), deliveredAt: null, readAt: null } };
-  app.get('/v1/messages/:id', async () => body);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as { port: number };
-  const api = new ApiClient(`http://127.0.0.1:${port}`, 'unused');
-  results['bareFastifyReads'] = await runFor(READ_SECONDS, 32, async () => void (await api.get('/v1/messages/x')));
-  await app.close();
-}
-
 await rawBaileys();
 for (const mode of MODES) await pipeline(mode);
 if (SOAK > 0) await embeddedSoak();
-await bareFastify();
 
 type Figures = { perSecond: number; p50Ms: number; p99Ms: number };
 type Pair = { sequential: Figures; concurrent: Figures };
 const raw = results['rawBaileys'] as Pair;
 const acked = results['rawBaileysAcked'] as Pair;
-const bare = results['bareFastifyReads'] as Figures;
 const ratio = (a: number, b: number) => +(a / b).toFixed(2);
 const minus = (a: number, b: number) => +(a - b).toFixed(2);
 for (const mode of MODES) {
-  const m = results[mode] as Pair & { reads: Figures };
+  const m = results[mode] as Pair;
   results[`${mode}Summary`] = {
     sequentialVsRawBaileys: ratio(m.sequential.perSecond, raw.sequential.perSecond),
     concurrentVsRawBaileys: ratio(m.concurrent.perSecond, raw.concurrent.perSecond),
@@ -156,7 +135,6 @@ for (const mode of MODES) {
     sequentialVsRawBaileysAcked: ratio(m.sequential.perSecond, acked.sequential.perSecond),
     concurrentVsRawBaileysAcked: ratio(m.concurrent.perSecond, acked.concurrent.perSecond),
     apiOverheadOverAckedP50Ms: minus(m.sequential.p50Ms, acked.sequential.p50Ms),
-    readsVsBareFastify: ratio(m.reads.perSecond, bare.perSecond),
   };
 }
 console.log(JSON.stringify(results, null, 2));

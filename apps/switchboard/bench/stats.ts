@@ -22,18 +22,3 @@ export async function runLoad(count: number, concurrency: number, task: (i: numb
   return summarize(samples, (performance.now() - started) / 1000);
 }
 
-/** Runs `task` with `concurrency` in flight for `seconds`. */
-export async function runFor(seconds: number, concurrency: number, task: () => Promise<void>) {
-  const samples: number[] = [];
-  const until = performance.now() + seconds * 1000;
-  const started = performance.now();
-  const worker = async () => {
-    while (performance.now() < until) {
-      const t0 = performance.now();
-      await task();
-      samples.push(performance.now() - t0);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return summarize(samples, (performance.now() - started) / 1000);
-}

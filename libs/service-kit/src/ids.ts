@@ -11,11 +11,24 @@ let next = POOL_BYTES;
  * a visible share of a send's CPU). One `randomFillSync` per 4 KiB serves 256 ids.
  */
 function pooledRandom(): number {
-  if (next === POOL_BYTES) {
+  if (next >= POOL_BYTES) {
     randomFillSync(pool);
     next = 0;
   }
   return pool[next++]! / 256;
+}
+
+/**
+ * `bytes` random bytes as lower-case hex, from the same pool: request and trace ids (one
+ * `randomBytes` call per HTTP request was a visible share of a read's CPU).
+ */
+export function randomHex(bytes: number): string {
+  if (next + bytes > POOL_BYTES) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  next += bytes;
+  return pool.toString('hex', next - bytes, next);
 }
 
 /** A new ULID (time-ordered, 80 random bits): message, account, key and webhook ids. */

@@ -23,7 +23,7 @@ export { reclaimDecision, startMemoryReclaimer } from './memory-reclaimer.js';
 export type { MemoryReclaimerOptions } from './memory-reclaimer.js';
 export type { ServiceProcessContext } from './service-process.js';
 export { feedWaker } from './feed-waker.js';
-export { ulid } from './ids.js';
+export { randomHex, ulid } from './ids.js';
 export { FeedReader } from './feed-page.js';
 export type { PublicEventMapper } from './feed-page.js';
 export { SecretCipher, SecretDecryptionError } from './secrets/cipher.js';

@@ -1,4 +1,4 @@
-export { batchOptionsFromEnv, isTelemetryEnabled, otlpTracesUrl, spanProcessorsFromEnv, startTelemetry } from './start.js';
+export { batchOptionsFromEnv, isRecordingSpans, isTelemetryEnabled, otlpTracesUrl, spanProcessorsFromEnv, startTelemetry } from './start.js';
 export type { TelemetryEnv, TelemetryHandle, TelemetryOptions } from './start.js';
 export {
   contextFromTraceparent,

@@ -1,6 +1,7 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Link, Span } from '@opentelemetry/api';
 import { spanContextFromTraceparent } from './propagation.js';
+import { isRecordingSpans } from './start.js';
 
 const TRACER_NAME = '@switchboard/telemetry';
 
@@ -12,11 +13,17 @@ export interface RunInSpanOptions {
   parent?: Context;
 }
 
+/** What `work` gets when no span is recorded: every call on it does nothing. */
+const NOT_RECORDED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /**
  * Runs `work` inside a new active span and ends it when `work` settles. A thrown error is
- * recorded on the span (status ERROR) and rethrown unchanged.
+ * recorded on the span (status ERROR) and rethrown unchanged. With tracing off no span is made,
+ * and the parent context is not entered either: without the SDK, OpenTelemetry's context
+ * manager is a no-op that always answers the root context.
  */
 export async function runInSpan<T>(name: string, options: RunInSpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
+  if (!isRecordingSpans()) return work(NOT_RECORDED);
   const parent = options.parent ?? context.active();
   const span = trace.getTracer(TRACER_NAME).startSpan(
     name,

@@ -2,15 +2,19 @@ import { context, trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { contextFromTraceparent, currentTraceparent } from './propagation.js';
 import { runInSpan } from './spans.js';
-import { batchOptionsFromEnv, isTelemetryEnabled, otlpTracesUrl, startTelemetry } from './start.js';
+import { batchOptionsFromEnv, isRecordingSpans, isTelemetryEnabled, otlpTracesUrl, startTelemetry } from './start.js';
 
 describe('startTelemetry', () => {
   it('stays off when no OTLP endpoint or traces exporter is configured', async () => {
     const telemetry = startTelemetry({ serviceName: 'quota', env: { OTEL_SERVICE_NAME: 'quota', PATH: '/bin' } });
     expect(telemetry.enabled).toBe(false);
+    expect(isRecordingSpans()).toBe(false);
     const traceparent = await runInSpan('work', {}, () => currentTraceparent());
     expect(traceparent).toBeUndefined();
     expect(trace.getActiveSpan()).toBeUndefined();
+    // No span is made: work gets one that records nothing, and its failure reaches the caller.
+    await expect(runInSpan('work', {}, (span) => (span.isRecording() ? 'recording' : 'not recording'))).resolves.toBe('not recording');
+    await expect(runInSpan('work', {}, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await telemetry.shutdown();
   });
 
@@ -27,8 +31,10 @@ describe('startTelemetry', () => {
     const incoming = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const telemetry = startTelemetry({ serviceName: 'quota', env: { OTEL_TRACES_EXPORTER: 'none' } });
     expect(telemetry.enabled).toBe(true);
+    expect(isRecordingSpans()).toBe(true);
     expect(context.with(contextFromTraceparent(incoming), () => currentTraceparent())).toBe(incoming);
     await telemetry.shutdown();
+    expect(isRecordingSpans()).toBe(false);
     expect(context.with(contextFromTraceparent(incoming), () => currentTraceparent())).toBeUndefined();
   });
 

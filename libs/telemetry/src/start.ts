@@ -23,6 +23,16 @@ export interface TelemetryHandle {
 
 const OFF: TelemetryHandle = { enabled: false, shutdown: async () => {} };
 
+let recordingSpans = false;
+
+/**
+ * Whether this process records spans (`startTelemetry` started the SDK). When it does not,
+ * `runInSpan` skips making spans nobody would see: with tracing off a request pays nothing for it.
+ */
+export function isRecordingSpans(): boolean {
+  return recordingSpans;
+}
+
 /**
  * The on/off rule, in one place. Telemetry is ON when
  *  - `spanProcessors` are passed (tests), or
@@ -55,6 +65,7 @@ export function startTelemetry(options: TelemetryOptions): TelemetryHandle {
     metricReaders: [],
     logRecordProcessors: [],
   });
+  recordingSpans = true;
   return {
     enabled: true,
     async shutdown() {
@@ -62,6 +73,7 @@ export function startTelemetry(options: TelemetryOptions): TelemetryHandle {
       // down, so spans ended just before shutdown are flushed first.
       await flushGlobalTracerProvider();
       await sdk.shutdown();
+      recordingSpans = false;
       // The SDK leaves its globals registered; dropping them lets a later start (tests,
       // restarts inside one process) register fresh ones instead of being silently refused.
       trace.disable();

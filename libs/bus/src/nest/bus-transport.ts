@@ -1,6 +1,6 @@
 import { Server } from '@nestjs/microservices';
 import type { CustomTransportStrategy, MessageHandler } from '@nestjs/microservices';
-import { lastValueFrom } from 'rxjs';
+import { isObservable, lastValueFrom } from 'rxjs';
 import type { Bus, BusMessage, BusSubscription } from '../bus.js';
 import { BusContext } from './bus-context.js';
 
@@ -61,7 +61,8 @@ export class BusTransport extends Server implements CustomTransportStrategy {
    * result, which may be a value, a promise or an observable (its last value is the reply).
    */
   private async invoke(handler: MessageHandler, message: BusMessage): Promise<unknown> {
-    const result = await handler(message.data, new BusContext(message));
-    return lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+    const result: unknown = await handler(message.data, new BusContext(message));
+    // A plain value (what our handlers return) needs no observable around it: one per request was garbage.
+    return isObservable(result) ? lastValueFrom(result, { defaultValue: undefined }) : result;
   }
 }

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
+import { randomHex } from '@switchboard/service-kit';
+import { isRecordingSpans } from '@switchboard/telemetry';
 
 const tracer = () => trace.getTracer('@switchboard/gateway');
 
@@ -20,12 +21,10 @@ export interface RequestTrace {
  * identifies exactly one request.
  */
 export function startRequestTrace(method: string, path: string): RequestTrace {
-  let span = tracer().startSpan(
-    method,
-    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } },
-    ROOT_CONTEXT,
-  );
-  if (!isSpanContextValid(span.spanContext())) {
+  let span = isRecordingSpans()
+    ? tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } }, ROOT_CONTEXT)
+    : undefined;
+  if (span === undefined || !isSpanContextValid(span.spanContext())) {
     span = trace.wrapSpanContext({ traceId: newRequestId(), spanId: randomHex(8), traceFlags: TraceFlags.NONE });
   }
   return { span, context: trace.setSpan(ROOT_CONTEXT, span), traceId: span.spanContext().traceId };
@@ -55,8 +54,4 @@ export function inRequestContext<T>(requestTrace: RequestTrace, work: () => T): 
 /** A fresh W3C-style trace id (32 hex) for an answer no request span exists for. */
 export function newRequestId(): string {
   return randomHex(16);
-}
-
-function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
 }

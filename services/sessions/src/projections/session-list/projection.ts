@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { sessionEventParser, SessionView } from '@switchboard/contracts';
+import { sessionEventParser } from '@switchboard/contracts';
 import type { SessionEvent, SessionStatus } from '@switchboard/contracts';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import type { Projection } from '@switchboard/service-kit';
@@ -68,16 +68,20 @@ export class SessionListProjection implements Projection {
   }
 }
 
+/**
+ * A stored row as the session it shows. Not parsed again: only `apply` writes rows, from events
+ * parsed on their way in, so a read (every GET of a session) trusts its own table.
+ */
 export function fromDb(row: DbRow): SessionListRow {
-  const view = SessionView.parse({
+  return {
     sessionId: row.session_id,
     status: row.status as SessionStatus,
-    statusReason: row.status_reason === null ? null : JSON.parse(row.status_reason),
+    statusReason: row.status_reason === null ? null : (JSON.parse(row.status_reason) as SessionListRow['statusReason']),
     name: row.name,
     createdAt: row.created_at,
     lastActivity: row.last_activity,
-  });
-  return { ...view, accountId: row.account_id };
+    accountId: row.account_id,
+  };
 }
 
 export type { DbRow };

@@ -1,0 +1,127 @@
+/**
+ * `npm run bench:reads -w @switchboard/app`: the GET endpoints' speed beside a bare fastify handler
+ * serving the same bodies, in one run. Load comes from autocannon (BENCH_READ_CONNECTIONS
+ * connections, default 32, for BENCH_READ_SECONDS each, default 5), in rounds (BENCH_READ_ROUNDS,
+ * default 2) alternating Switchboard and the bare app. Server CPU per request is read from /proc
+ * (summed over every process of the mode), and so is the load generator's own: the bare app's
+ * rate shows what the generator can drive, so a Switchboard rate well below it is Switchboard's.
+ * BENCH_MODES: `embedded,distributed` (default) or either alone. BENCH_NODE_OPTIONS: NODE_OPTIONS for
+ * the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { ApiClient, eventually } from '../test/support/http.js';
+import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
+import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
+import { processCpuMs } from './process-metrics.js';
+
+const SECONDS = Number(process.env['BENCH_READ_SECONDS'] ?? 5);
+const ROUNDS = Number(process.env['BENCH_READ_ROUNDS'] ?? 2);
+const CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32);
+const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
+const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
+const LISTED_SESSIONS = 10;
+
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+  pids: number[];
+}
+
+interface Figures {
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  serverCpuUsPerRequest: number;
+  generatorCpuUsPerRequest: number;
+}
+
+/** One autocannon run against `path`: its rate, latency, and the CPU server and generator spent per request. */
+async function load(target: Target, path: string): Promise<Figures> {
+  const serverBefore = target.pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const ownBefore = process.cpuUsage();
+  const result = await autocannon({ url: `${target.url}${path}`, headers: target.headers, connections: CONNECTIONS, duration: SECONDS });
+  const own = process.cpuUsage(ownBefore);
+  const serverMs = target.pids.reduce((sum, pid) => sum + processCpuMs(pid), 0) - serverBefore;
+  const requests = result.requests.total;
+  if (result.non2xx > 0 || result.errors > 0 || requests === 0) {
+    throw new Error(`${target.url}${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors in ${requests} requests`);
+  }
+  return {
+    perSecond: Math.round(requests / SECONDS),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    serverCpuUsPerRequest: Math.round((serverMs * 1000) / requests),
+    generatorCpuUsPerRequest: Math.round((own.user + own.system) / requests),
+  };
+}
+
+/** A linked session with one sent text, and pending sessions up to LISTED_SESSIONS: the paths to read. */
+async function readablePaths(sut: SwitchboardUnderTest, phone: string): Promise<Record<string, string>> {
+  const api = new ApiClient(sut.url, sut.apiKey);
+  const created = await api.post('/v1/sessions', {});
+  await sut.emulator.scan(created.body.data.qrCode, phone);
+  const sessionId = created.body.data.sessionId as string;
+  await eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected');
+  for (let i = 1; i < LISTED_SESSIONS; i++) await api.post('/v1/sessions', {});
+  const sent = await api.post('/v1/messages/text', { sessionId, to: '15559990001', text: 'read me' });
+  if (sent.status !== 201) throw new Error(`send answered ${sent.status}`);
+  return {
+    message: `/v1/messages/${sent.body.data.messageId as string}`,
+    session: `/v1/sessions/${sessionId}`,
+    sessionList: `/v1/sessions?limit=${LISTED_SESSIONS}`,
+  };
+}
+
+/** The bare app in its own process, serving the bodies Switchboard answered on the same paths. */
+async function startBareFastify(sut: SwitchboardUnderTest, paths: Record<string, string>) {
+  const api = new ApiClient(sut.url, sut.apiKey);
+  const bodies: Record<string, unknown> = {};
+  for (const path of Object.values(paths)) bodies[path.split('?')[0]!] = (await api.get(path)).body;
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-fastify.js', import.meta.url))], {
+    env: { ...process.env, BARE_FASTIFY_BODIES: JSON.stringify(bodies) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  const { port } = JSON.parse(line.toString()) as { port: number };
+  return { target: { url: `http://127.0.0.1:${port}`, headers: {}, pids: [child.pid!] }, stop: () => child.kill('SIGTERM') };
+}
+
+async function measure(mode: Mode) {
+  const emulator = await startEmulatorProcess();
+  const sut = await startSwitchboardUnderTest(mode, { emulator, env: { LOG_LEVEL: 'error', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) } });
+  try {
+    const paths = await readablePaths(sut, mode === 'embedded' ? '15557771001' : '15557771002');
+    const bare = await startBareFastify(sut, paths);
+    const processes = mode === 'embedded' ? ['switchboard' as const] : (['gateway', 'quota', 'sessions', 'messaging', 'events'] as const);
+    const switchboard: Target = { url: sut.url, headers: { authorization: `Bearer ${sut.apiKey}` }, pids: processes.map((name) => sut.pidOf(name)!) };
+    try {
+      const rows: Record<string, unknown>[] = [];
+      for (const [endpoint, path] of Object.entries(paths)) {
+        await load(switchboard, path); // warm-up: JIT, caches
+        for (let round = 1; round <= ROUNDS; round++) {
+          const ours = await load(switchboard, path);
+          const theirs = await load(bare.target, path);
+          rows.push({ mode, endpoint, round, switchboard: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
+        }
+      }
+      return rows;
+    } finally {
+      bare.stop();
+    }
+  } finally {
+    await sut.close();
+    await emulator.stop();
+  }
+}
+
+const rows: Record<string, unknown>[] = [];
+for (const mode of MODES) rows.push(...(await measure(mode)));
+console.log(JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows }, null, 2));
+for (const row of rows as { mode: string; endpoint: string; round: number; switchboard: Figures; bareFastify: Figures; ratio: number }[]) {
+  console.log(
+    `${row.mode.padEnd(11)} ${row.endpoint.padEnd(12)} round ${row.round}: ${row.switchboard.perSecond} req/s, ${row.switchboard.serverCpuUsPerRequest} µs CPU/req | bare ${row.bareFastify.perSecond} req/s, ${row.bareFastify.serverCpuUsPerRequest} µs | ratio ${row.ratio}`,
+  );
+}
