@@ -1,9 +1,22 @@
 import { resolveJid } from './addressing.js';
-import { deviceBundleNode, takeDeviceBundle } from './device-keys.js';
+import { PRE_KEYS_LOW, deviceBundleNode, preKeyCountNotification, takeDeviceBundle } from './device-keys.js';
 import type { LinkedDevice } from './model.js';
 import type { Network } from './network.js';
+import type { PreKeyBundle } from './signal-peer.js';
 import { child, children, iqResult } from './wire.js';
 import type { Node } from './wire.js';
+
+/**
+ * Hands out a companion device's bundle, using up one of its one-time pre-keys, and tells the
+ * device the count when few are left so that it uploads more. An offline device is not told: it
+ * asks for the count itself when it logs in.
+ */
+export const handOutDeviceBundle = (network: Network, device: LinkedDevice): PreKeyBundle => {
+  const bundle = takeDeviceBundle(device);
+  network.changed();
+  if (bundle.preKey && device.preKeyCount < PRE_KEYS_LOW) network.online.get(device.phone)?.send(preKeyCountNotification(device.preKeyCount));
+  return bundle;
+};
 
 const bundleFor = (network: Network, self: LinkedDevice, jid: string): Node | undefined => {
   const address = resolveJid(jid);
@@ -11,9 +24,7 @@ const bundleFor = (network: Network, self: LinkedDevice, jid: string): Node | un
   if (address.device === 0) return network.peer(address.phone).bundleNode(jid);
   const device = network.devices.get(address.phone);
   if (!device || device.deviceId !== address.device || device === self) return undefined;
-  const bundle = deviceBundleNode(jid, takeDeviceBundle(device));
-  network.changed();
-  return bundle;
+  return deviceBundleNode(jid, handOutDeviceBundle(network, device));
 };
 
 /** Answers a pre-key bundle fetch (`iq xmlns=encrypt type=get <key><user jid/>...`). Unknown users are left out. */

@@ -8,7 +8,8 @@ const LEAF_SERIAL = 2;
  * The Noise certificate chain the server presents: a test root signs an intermediate, the
  * intermediate signs a leaf holding the server's static key. Baileys checks the intermediate
  * against `WA_CERT_DETAILS.PUBLIC_KEY` and its issuer serial against `WA_CERT_DETAILS.SERIAL`.
- * Signed properly even though Baileys 7.0.0-rc14's `Curve.verify` accepts any well-sized signature.
+ * Signed properly: Switchboard's driver checks the signatures (Baileys 7.0.0-rc14's own
+ * `Curve.verify` accepts any well-sized signature).
  */
 export const makeCertChain = (root: KeyPair, serverStaticPublic: Uint8Array): Uint8Array => {
   const intermediate = Curve.generateKeyPair();

@@ -1,11 +1,22 @@
-import { KEY_BUNDLE_TYPE, encodeBigEndian, generateSignalPubKey } from '@whiskeysockets/baileys';
+import { randomBytes } from 'node:crypto';
+import { KEY_BUNDLE_TYPE, S_WHATSAPP_NET, encodeBigEndian, generateSignalPubKey } from '@whiskeysockets/baileys';
 import type { LinkedDevice } from './model.js';
 import type { PreKeyBundle } from './signal-peer.js';
-import { bytesOf, child, children } from './wire.js';
+import { bytesOf, child, children, nowSeconds } from './wire.js';
 import type { Node } from './wire.js';
 
-/** One-time pre-keys kept per device: enough for contacts to start sessions, small at 2,000 accounts. */
-const PRE_KEY_SAMPLE = 16;
+/**
+ * One-time pre-keys kept per device: all of a batch of 50 (whatsmeow's, and Switchboard's first
+ * upload), small at 2,000 accounts. Of an upload of 812 (Baileys, WhatsApp Web) the rest is counted only.
+ */
+const PRE_KEY_SAMPLE = 64;
+
+/**
+ * Below this many one-time pre-keys the network tells the device after handing one out. The real
+ * threshold is not public; Baileys (MIN_PREKEY_COUNT) and whatsmeow (MinPreKeyCount) both upload
+ * more only when the count they are told is under 5, so the network must tell them then.
+ */
+export const PRE_KEYS_LOW = 5;
 
 const uint = (node: Node | undefined): number | undefined => {
   const bytes = bytesOf(node);
@@ -54,6 +65,19 @@ export const takeDeviceBundle = (device: LinkedDevice): PreKeyBundle => {
     ...(preKey ? { preKey: { keyId: preKey.keyId, publicKey: Buffer.from(preKey.publicKey, 'hex') } } : {}),
   };
 };
+
+/**
+ * `<notification type="encrypt" from="@s.whatsapp.net"><count value=N/></notification>`: the pre-key
+ * count the network sends a device running low (Baileys `handleEncryptNotification`,
+ * lib/Socket/messages-recv.js; whatsmeow `handleEncryptNotification`, notification.go). `from` is
+ * the server's JID with no user, as the network encodes it (a JID pair): Baileys reads it as
+ * `@s.whatsapp.net` and acts only on that.
+ */
+export const preKeyCountNotification = (count: number): Node => ({
+  tag: 'notification',
+  attrs: { from: S_WHATSAPP_NET, type: 'encrypt', id: randomBytes(8).toString('hex').toUpperCase(), t: nowSeconds() },
+  content: [{ tag: 'count', attrs: { value: String(count) } }],
+});
 
 /** The same bundle with libsignal's 33-byte (type-prefixed) public keys, for starting a session locally. */
 export const signalBundle = (bundle: PreKeyBundle): PreKeyBundle => ({

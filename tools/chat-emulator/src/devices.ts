@@ -17,6 +17,8 @@ export interface DeviceStatus {
   connections: number;
   /** The most logged in at once since the device was linked (or the emulator started). */
   maxConcurrentConnections: number;
+  /** One-time pre-keys the device uploaded that the network has not handed out yet. */
+  oneTimePreKeys: number;
   linkedAt: string;
 }
 
@@ -54,6 +56,7 @@ export class DeviceControl {
       online: online.has(phone),
       connections: logins.count(phone),
       maxConcurrentConnections: logins.peak(phone),
+      oneTimePreKeys: device.preKeyCount,
       linkedAt: device.linkedAt,
     };
   }

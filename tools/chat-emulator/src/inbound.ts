@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { signalBundle, takeDeviceBundle } from './device-keys.js';
+import { handOutDeviceBundle } from './bundles.js';
+import { signalBundle } from './device-keys.js';
 import { EmulatorError } from './errors.js';
 import { buildInboundMessage } from './inbound-content.js';
 import type { MediaUploader } from './inbound-content.js';
@@ -65,8 +66,7 @@ export const sendInbound = async (network: Network, upload: MediaUploader, from:
   const message = await buildInboundMessage(spec, { accountJid: accountJid(device, addressing), contactJid: attrs.from!, sentByAccount }, upload);
   const address = `${device.lid}:${device.deviceId}@lid`;
   if (!(await peer.hasSession(address))) {
-    await peer.startSession(address, signalBundle(takeDeviceBundle(device)));
-    network.changed();
+    await peer.startSession(address, signalBundle(handOutDeviceBundle(network, device)));
   }
   const { type, ciphertext } = await peer.encrypt(address, message);
   const id = spec.id ?? `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;

@@ -3,6 +3,7 @@ import { resolveNetwork, type ChatNetworkConfig } from '../network.js';
 import { SessionCredentials } from '../credentials/session-credentials.js';
 import type { CredentialsStore } from '../credentials/credentials-store.js';
 import { BaileysChatDriver } from './baileys-chat-driver.js';
+import { installWorkingCurveVerify } from './baileys-curve-verify.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy } from './reconnect-policy.js';
 import { createSharedBaileysCaches } from './shared-cache.js';
 import { silenceLibsignalConsole } from './silence-libsignal.js';
@@ -33,6 +34,7 @@ export class BaileysChatNetwork {
   static async connect(options: BaileysChatNetworkOptions): Promise<BaileysChatNetwork> {
     const network = await resolveNetwork(options.network);
     silenceLibsignalConsole();
+    installWorkingCurveVerify();
     const settings: SocketSettings = {
       network,
       caches: createSharedBaileysCaches(),

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BufferJSON, initAuthCreds, proto } from '@whiskeysockets/baileys';
+import { BufferJSON, proto } from '@whiskeysockets/baileys';
 import type { AuthenticationCreds, SignalDataSet, SignalDataTypeMap, SignalKeyStore } from '@whiskeysockets/baileys';
 import { SecretDecryptionError } from '@switchboard/service-kit';
 import { BoundedMap } from '../bounded-map.js';
 import { CREDS_KIND, type CredentialsRow, type CredentialsStore } from './credentials-store.js';
+import { isNeverGeneratedPreKey, newDeviceCreds } from './first-pre-key-batch.js';
 import { pruneClosedSessions } from './prune-closed-sessions.js';
 
 type KeyType = keyof SignalDataTypeMap;
@@ -60,7 +61,7 @@ export class SessionCredentials {
   }
 
   async loadOrInitCreds(): Promise<AuthenticationCreds> {
-    return (await this.loadCreds()) ?? initAuthCreds();
+    return (await this.loadCreds()) ?? newDeviceCreds();
   }
 
   saveCreds(creds: AuthenticationCreds): Promise<void> {
@@ -80,13 +81,15 @@ export class SessionCredentials {
    * Creds and keys for one socket. Its writes are dropped once the session is wiped: a socket
    * closing after a logout still commits Signal transactions and would otherwise bring rows back.
    * `saveCreds` is Baileys' `creds.update` listener: it never throws (see `#saveLatest`).
+   * Pre-keys `creds` says were never generated are answered absent without asking the store.
    */
   authStateUntilWipe(creds: AuthenticationCreds): { creds: AuthenticationCreds; keys: SignalKeyStore; saveCreds: () => void } {
     const generation = this.#generation;
     const current = () => generation === this.#generation;
+    const existing = (type: KeyType, ids: string[]) => (type === 'pre-key' ? ids.filter((id) => !isNeverGeneratedPreKey(creds, id)) : ids);
     return {
       creds,
-      keys: { get: (type, ids) => this.#getKeys(type, ids), set: (data) => (current() ? this.#setKeys(data) : undefined) },
+      keys: { get: (type, ids) => this.#getKeys(type, existing(type, ids)), set: (data) => (current() ? this.#setKeys(data) : undefined) },
       saveCreds: () => (current() ? this.#saveLatest(creds, current) : undefined),
     };
   }
@@ -181,7 +184,7 @@ export class SessionCredentials {
     }
     this.#writes += 1;
     const pending = rows.map(({ kind, key, known }) => {
-      // Pre-keys arrive 812 at a time on pairing and are read once each, if ever: not cached.
+      // Pre-keys arrive in batches and are read once each, if ever: not cached.
       if (kind === 'pre-key') this.#cache.delete(key);
       else this.#cache.set(key, known);
       const entry = { value: known };
