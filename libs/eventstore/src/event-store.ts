@@ -66,6 +66,18 @@ export interface ReadAllOptions {
 /** `start`, or the checkpoint (position of the last processed event): delivery resumes after it. */
 export type SubscriptionStart = 'start' | bigint;
 
+export interface LastPositionOptions {
+  /** Only streams named `<category>-…`. */
+  category?: string;
+}
+
+export interface CountAfterOptions {
+  /** Only streams named `<category>-…`. */
+  category?: string;
+  /** Counting stops here: a larger count reads as `limit`, so the answer stays cheap however far behind. */
+  limit: number;
+}
+
 export interface SubscribeOptions {
   category?: string;
   from: SubscriptionStart;
@@ -96,6 +108,13 @@ export interface EventStore {
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Reads the whole log (or one category) forwards, in position order, for replays. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * The position of the log's (or one category's) last event, `undefined` while it has none: the
+   * head a catch-up must reach, found with one query instead of reading up to it.
+   */
+  lastPosition(options?: LastPositionOptions): Promise<bigint | undefined>;
+  /** How many events of the log (or one category) come after `after`, up to `limit`: how far a reader lags. */
+  countAfter(after: SubscriptionStart, options: CountAfterOptions): Promise<number>;
   subscribe(options: SubscribeOptions): Subscription;
   close(): Promise<void>;
 }

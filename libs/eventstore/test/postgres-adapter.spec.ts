@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PostgresEventStore, WrongExpectedRevisionError, isEventStoreServerUrl, openEventStore } from '../src/index.js';
+import { GENESIS_HASH, PostgresEventStore, WrongExpectedRevisionError, eventHash, isEventStoreServerUrl, openEventStore } from '../src/index.js';
 import { decideAppends } from '../src/postgres/postgres-appends.js';
 
 // These run without a server; the behaviour against a real PostgreSQL is in the other postgres specs.
@@ -38,7 +38,7 @@ describe('a batch of PostgreSQL appends, decided in order', () => {
       { stream: 'usage-a', events: one, expectedRevision: 'no_stream' },
       { stream: 'usage-a', events: [...one, ...one], expectedRevision: 0n },
       { stream: 'usage-b', events: one, expectedRevision: 4n },
-    ], new Map([['usage-b', 4n]]));
+    ], new Map([['usage-b', { revision: 4n, hash: 'f'.repeat(64) }]]));
 
     expect(decisions).toEqual([
       { ok: true, nextRevision: 0n, lastRow: 0 },
@@ -49,6 +49,19 @@ describe('a batch of PostgreSQL appends, decided in order', () => {
     expect(rows.streams).toEqual(['usage-a', 'usage-a', 'usage-a', 'usage-b']);
     expect(rows.revisions).toEqual([0n, 1n, 2n, 5n]);
     expect(rows.categories).toEqual(['usage', 'usage', 'usage', 'usage']);
+  });
+
+  it('chains each accepted event on the one before it in its stream, across the appends of the batch', () => {
+    const { rows } = decideAppends([
+      { stream: 'usage-a', events: one, expectedRevision: 'no_stream' },
+      { stream: 'usage-b', events: one, expectedRevision: 4n },
+      { stream: 'usage-a', events: [...one, ...one], expectedRevision: 0n },
+    ], new Map([['usage-b', { revision: 4n, hash: 'f'.repeat(64) }]]));
+
+    const links = rows.metadata.map((text) => JSON.parse(text) as { prevHash: string; hash: string });
+    expect(links.map((l) => l.prevHash)).toEqual([GENESIS_HASH, 'f'.repeat(64), links[0]!.hash, links[2]!.hash]);
+    expect(links[0]!.hash).toBe(eventHash(GENESIS_HASH, { type: 'Reserved', data: {}, metadata: {} }));
+    expect(new Set(links.map((l) => l.hash)).size).toBe(4);
   });
 
   it('writes no row for a refused append', () => {

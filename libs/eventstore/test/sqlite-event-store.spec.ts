@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processMetrics } from '@switchboard/telemetry';
-import { SqliteEventStore, WrongExpectedRevisionError } from '../src/index.js';
+import { DatabaseSync } from 'node:sqlite';
+import { GENESIS_HASH, SqliteEventStore, WrongExpectedRevisionError, verifyStream } from '../src/index.js';
 
 let directory: string;
 let store: SqliteEventStore;
@@ -61,6 +62,19 @@ describe('SqliteEventStore', () => {
     const pending = store.subscribe({ from: 'start' })[Symbol.asyncIterator]().next();
     await store.close();
     expect(await pending).toEqual({ done: true, value: undefined });
+  });
+
+  it('continues a stream written before chains with a chain from genesis, checked from there', async () => {
+    // Two events as a version without chains wrote them.
+    const older = new DatabaseSync(path.join(directory, 'events.sqlite'));
+    const insert = older.prepare("INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES (?, 'session-s1', 'session', ?, 'Old', '{}', '{\"accountId\":\"acc_1\"}', 0)");
+    for (const revision of [0, 1]) insert.run(crypto.randomUUID(), revision);
+    older.close();
+
+    await store.append('session-s1', [{ type: 'New', data: { n: 1 } }, { type: 'New', data: { n: 2 } }], { expectedRevision: 1n });
+    const stored = await store.readStream('session-s1');
+    expect(stored.map((e) => e.metadata['prevHash'])).toEqual([undefined, undefined, GENESIS_HASH, stored[2]!.metadata['hash']]);
+    expect(verifyStream(stored)).toMatchObject({ findings: [], summary: { events: 4, unchainedEvents: 2, chainedFrom: 2n } });
   });
 
   it('reports the conflict of a stale writer in a second process-like connection', async () => {

@@ -18,6 +18,12 @@ export interface Projection {
   /** The event category it follows (`session`, `message`, `account`, …). */
   readonly category: string;
   apply(event: RecordedEvent): void;
+  /**
+   * Writes what `apply` gathered in memory from the batch (a row its events create and then change
+   * is written once), before the batch's checkpoint in the same transaction; called once per batch.
+   * A batch that fails is rolled back and stops the runner: build a new projection to try again.
+   */
+  flush?(): void;
 }
 
 export interface ProjectionRunnerOptions {
@@ -28,9 +34,11 @@ export interface ProjectionRunnerOptions {
 }
 
 /**
- * Subscribes to a category from the stored checkpoint, applies each batch of events and its
- * checkpoint atomically (one transaction per batch, not per event), and turns live. `caughtUp()` tells `/readyz`; `waitForPosition` lets a command
- * handler answer only once its own write is visible in the read model.
+ * Subscribes to a category from the stored checkpoint, applies each batch of events (a page while
+ * catching up) and its checkpoint atomically, one transaction per batch, and turns live.
+ * `caughtUp()` tells `/readyz` once the category's last event at start (one query) is applied;
+ * `waitForPosition` lets a command handler answer only once its own write is visible in the read model.
+ * The runner works on whichever database it is given (a service's read models, or a fresh one to rebuild into).
  */
 export class ProjectionRunner {
   private readonly checkpoints: SqliteCheckpointStore;
@@ -56,8 +64,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     const from = this.checkpoints.loadSync(this.projection.name);
     this.applied = from === 'start' ? -1n : from;
-    const head = await this.store.readAll({ category: this.projection.category, fromPosition: this.applied + 1n });
-    this.target = head.at(-1)?.position ?? this.applied;
+    this.target = (await this.store.lastPosition({ category: this.projection.category })) ?? -1n;
     this.subscription = this.store.subscribe({ category: this.projection.category, from });
     this.loop = this.run(this.subscription);
     const projection = this.projection.name;
@@ -69,8 +76,8 @@ export class ProjectionRunner {
    * from the store: the `switchboard_projection_lag_events` an SRE watches.
    */
   async lag(): Promise<number> {
-    const pending = await this.store.readAll({ category: this.projection.category, fromPosition: this.applied + 1n, maxCount: LAG_COUNT_CAP });
-    return pending.length;
+    const after = this.applied < 0n ? 'start' : this.applied;
+    return this.store.countAfter(after, { category: this.projection.category, limit: LAG_COUNT_CAP });
   }
 
   /** True once every event that existed at start has been applied. */
@@ -120,6 +127,8 @@ export class ProjectionRunner {
         this.applying = event;
         this.projection.apply(event);
       }
+      // What fails while writing the batch's gathered rows is reported on its last event.
+      this.projection.flush?.();
       this.checkpoints.saveSync(this.projection.name, batch.at(-1)!.position);
     });
     this.applied = batch.at(-1)!.position;

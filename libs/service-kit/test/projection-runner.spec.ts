@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { SqliteEventStore } from '@switchboard/eventstore';
+import { CATCH_UP_PAGE_SIZE, SqliteEventStore } from '@switchboard/eventstore';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import { ProjectionRunner } from '../src/projection-runner.js';
 import type { Projection } from '../src/projection-runner.js';
@@ -108,6 +108,65 @@ describe('ProjectionRunner', () => {
     const last = await store.append('ticket-a', [grant, grant], { expectedRevision: 'no_stream' });
     await runner.waitForPosition(last.position);
     await expect.poll(() => seen).toEqual(['ticket-a@0', 'ticket-a@1']);
+    await runner.stop();
+  });
+
+  it('started on a stored log, is caught up only once all of it is applied, and counts its lag from the store', async () => {
+    const stored = 2 * CATCH_UP_PAGE_SIZE + 7;
+    for (let i = 0; i < stored; i += 100) {
+      await store.append(`ticket-${i}`, Array.from({ length: Math.min(100, stored - i) }, () => grant), { expectedRevision: 'no_stream' });
+    }
+    await store.append('other-a', [grant, grant], { expectedRevision: 'no_stream' });
+    // afterApply holds the runner after each batch until the test lets it go on.
+    const held: (() => void)[] = [];
+    let applied = 0;
+    const runner = new ProjectionRunner(store, db, grantCounter(db), {
+      afterApply: (events) => {
+        applied += events.length;
+        return new Promise<void>((resolve) => held.push(resolve));
+      },
+    });
+    await runner.start();
+    for (const page of [CATCH_UP_PAGE_SIZE, 2 * CATCH_UP_PAGE_SIZE]) {
+      await expect.poll(() => held.length).toBe(1);
+      expect(applied).toBe(page);
+      expect(runner.caughtUp()).toBe(false);
+      expect(await runner.lag()).toBe(stored - page);
+      held.shift()!();
+    }
+    await expect.poll(() => held.length).toBe(1);
+    expect(applied).toBe(stored);
+    expect(runner.caughtUp()).toBe(true);
+    expect(await runner.lag()).toBe(0);
+    held.shift()!();
+
+    // Appended later: lag counts it until it is applied; caught up stays true (it tells about the start).
+    const live = await store.append('ticket-live', [grant, grant], { expectedRevision: 'no_stream' });
+    await expect.poll(() => held.length).toBe(1);
+    expect(await runner.lag()).toBe(0);
+    held.shift()!();
+    await runner.waitForPosition(live.position);
+    expect(counts(db).reduce((sum, row) => sum + Number((row as { count: number }).count), 0)).toBe(stored + 2);
+    await runner.stop();
+  });
+
+  it('writes what the projection gathered once per batch, in the batch\'s transaction', async () => {
+    db.exec('CREATE TABLE batches (size INTEGER NOT NULL)');
+    const insert = db.prepare('INSERT INTO batches (size) VALUES (?)');
+    let gathered = 0;
+    const batched: Projection = {
+      name: 'batched', category: 'ticket',
+      apply: () => void (gathered += 1),
+      flush: () => {
+        insert.run(gathered);
+        gathered = 0;
+      },
+    };
+    await store.append('ticket-a', Array.from({ length: CATCH_UP_PAGE_SIZE + 1 }, () => grant), { expectedRevision: 'no_stream' });
+    const runner = new ProjectionRunner(store, db, batched);
+    await runner.start();
+    await runner.waitForPosition((await store.lastPosition({ category: 'ticket' }))!);
+    expect(db.prepare('SELECT size FROM batches ORDER BY rowid').all()).toEqual([{ size: CATCH_UP_PAGE_SIZE }, { size: 1 }]);
     await runner.stop();
   });
 });

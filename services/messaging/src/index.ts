@@ -7,3 +7,5 @@ export { systemClock } from './application/clock.js';
 export type { Clock } from './application/clock.js';
 export type { DeliveryOutcome } from './send/delivery.js';
 export type { Resolver, ResolvedAddress } from './media/fetch-url.js';
+export { messageHistoryProjection } from './projections/message-history/projection.js';
+export { messageStatusProjection } from './projections/message-status/projection.js';

@@ -60,9 +60,8 @@ export async function openQuotaEngine(options: QuotaEngineOptions): Promise<Quot
   const catchUp = async (scope: 'accounts' | 'all'): Promise<void> => {
     const runners = [['account', accounts], ['usage', usage]] as const;
     for (const [category, runner] of scope === 'all' ? runners : runners.slice(0, 1)) {
-      const newer = await store.readAll({ category, fromPosition: applied[category] + 1n });
-      const last = newer.at(-1);
-      if (last) await runner.waitForPosition(last.position);
+      const head = await store.lastPosition({ category });
+      if (head !== undefined) await runner.waitForPosition(head);
     }
   };
   return {

@@ -1,3 +1,4 @@
 export { startSessionsService } from './service.js';
 export type { SessionsServiceOptions } from './service.js';
 export type { ChatNetworkOverrides } from './chat-network.js';
+export { SessionListProjection } from './projections/session-list/projection.js';

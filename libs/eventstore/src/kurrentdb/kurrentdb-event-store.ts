@@ -1,12 +1,15 @@
 import type { AllStreamResolvedEvent, KurrentDBClient, ResolvedEvent } from '@kurrent/kurrentdb-client';
 import { kurrent } from './kurrentdb-client.js';
-import type {
-  AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent,
-  SubscribeOptions, Subscription,
+import {
+  WrongExpectedRevisionError, revisionMatches,
+  type ActualRevision, type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type ExpectedRevision,
+  type LastPositionOptions, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions,
+  type Subscription, type SubscriptionStart,
 } from '../event-store.js';
+import { GENESIS_HASH, chainEvents, chainHeadFrom } from '../hash-chain.js';
 import { traceAppend } from '../tracing.js';
 import {
-  isUserEvent, mapAppendError, subscriptionStart, toEventData, toReadPosition, toRecordedEvent, toStreamState,
+  isUserEvent, mapAppendError, subscriptionStart, toEventData, toMetadata, toReadPosition, toRecordedEvent, toStreamState,
 } from './kurrentdb-mapping.js';
 import { KurrentDbSubscription } from './kurrentdb-subscription.js';
 
@@ -27,17 +30,7 @@ export class KurrentDbEventStore implements EventStore {
 
   append(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new TypeError(`append to ${stream}: at least one event is required`));
-    return traceAppend('kurrentdb', stream, events.length, async () => {
-      try {
-        const result = await this.#client.appendToStream(stream, events.map(toEventData), {
-          streamState: toStreamState(expectedRevision),
-        });
-        if (!result.position) throw new Error(`KurrentDB acknowledged ${stream} without a position`);
-        return { nextRevision: result.nextExpectedRevision, position: result.position.commit };
-      } catch (error) {
-        throw mapAppendError(error, stream, expectedRevision);
-      }
-    });
+    return traceAppend('kurrentdb', stream, events.length, () => this.#appendChained(stream, events, expectedRevision));
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -65,6 +58,38 @@ export class KurrentDbEventStore implements EventStore {
     return collect(read);
   }
 
+  async lastPosition(options: LastPositionOptions = {}): Promise<bigint | undefined> {
+    // Backwards from the end with the server-side filter: the first user event met is the last one.
+    const read = this.#client.readAll({
+      fromPosition: kurrent().END,
+      direction: kurrent().BACKWARDS,
+      filter: categoryFilter(options.category),
+    });
+    // Leaving the loop early ends the read (the iterator's return cancels the gRPC stream).
+    for await (const resolved of read) {
+      if (isUserEvent(resolved.event)) return toRecordedEvent(resolved.event, resolved.commitPosition).position;
+    }
+    return undefined;
+  }
+
+  async countAfter(after: SubscriptionStart, options: CountAfterOptions): Promise<number> {
+    // KurrentDB has no count: read forwards (from the event at `after`, which reads inclusively) up to the limit.
+    const read = this.#client.readAll({
+      fromPosition: subscriptionStart(after),
+      direction: kurrent().FORWARDS,
+      filter: categoryFilter(options.category),
+      maxCount: options.limit + 1,
+    });
+    let count = 0;
+    for await (const resolved of read) {
+      if (!isUserEvent(resolved.event)) continue;
+      if (after !== 'start' && toRecordedEvent(resolved.event, resolved.commitPosition).position <= after) continue;
+      count += 1;
+      if (count === options.limit) break;
+    }
+    return count;
+  }
+
   subscribe(options: SubscribeOptions): Subscription {
     const source = this.#client.subscribeToAll({
       fromPosition: subscriptionStart(options.from),
@@ -81,7 +106,45 @@ export class KurrentDbEventStore implements EventStore {
     await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
     await this.#client.dispose();
   }
+
+  /**
+   * KurrentDB has no transaction to read the chain head in: read it, then append expecting exactly
+   * that revision, so no event can slip in between. Under `any` or `stream_exists`, a writer that
+   * got in first moved the head: chain on the new one and try again.
+   */
+  async #appendChained(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    for (let attempt = 1; ; attempt += 1) {
+      const head = await this.#streamHead(stream);
+      if (!revisionMatches(expected, head.revision)) throw new WrongExpectedRevisionError(stream, expected, head.revision);
+      const { chained } = chainEvents(head.hash, events);
+      try {
+        const result = await this.#client.appendToStream(stream, chained.map(toEventData), { streamState: toStreamState(head.revision) });
+        if (!result.position) throw new Error(`KurrentDB acknowledged ${stream} without a position`);
+        return { nextRevision: result.nextExpectedRevision, position: result.position.commit };
+      } catch (error) {
+        const mapped = mapAppendError(error, stream, expected);
+        const headMoved = mapped instanceof WrongExpectedRevisionError && (expected === 'any' || expected === 'stream_exists');
+        if (!headMoved || attempt === maxChainAttempts) throw mapped;
+      }
+    }
+  }
+
+  /** The stream's last revision and the hash its next event links to: one backward read of one event. */
+  async #streamHead(stream: string): Promise<{ revision: ActualRevision; hash: string }> {
+    const read = this.#client.readStream(stream, { fromRevision: kurrent().END, direction: kurrent().BACKWARDS, maxCount: 1 });
+    try {
+      for await (const { event } of read) {
+        if (event) return { revision: event.revision, hash: chainHeadFrom(toMetadata(event.metadata)['hash']) };
+      }
+    } catch (error) {
+      if (!isStreamNotFound(error)) throw error;
+    }
+    return { revision: 'no_stream', hash: GENESIS_HASH };
+  }
 }
+
+/** How often an `any` or `stream_exists` append re-reads a head that moved before it gives up. */
+const maxChainAttempts = 20;
 
 /**
  * A server-side stream-name filter matching `categoryOf` exactly: `session-…`, and a stream

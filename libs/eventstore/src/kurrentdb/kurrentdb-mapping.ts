@@ -77,7 +77,7 @@ function knownPosition(position: bigint | undefined): bigint | undefined {
   return position === undefined || position === unknownPosition ? undefined : position;
 }
 
-function toMetadata(metadata: unknown): Record<string, unknown> {
+export function toMetadata(metadata: unknown): Record<string, unknown> {
   if (metadata instanceof Uint8Array) return metadata.length === 0 ? {} : (decodeJson(metadata) as Record<string, unknown>);
   if (typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)) return metadata as Record<string, unknown>;
   return {};

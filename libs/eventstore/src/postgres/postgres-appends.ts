@@ -4,6 +4,7 @@ import {
   WrongExpectedRevisionError, categoryOf, revisionMatches,
   type ActualRevision, type AppendResult, type ExpectedRevision, type NewEvent,
 } from '../event-store.js';
+import { GENESIS_HASH, chainEvents, chainHeadFrom } from '../hash-chain.js';
 import { uniqueViolation, withConnection } from './postgres-driver.js';
 import { uniqueRevisionConstraint, type EventLog } from './postgres-schema.js';
 
@@ -23,6 +24,12 @@ export interface AppendRequest {
 interface PendingAppend extends AppendRequest {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
+}
+
+/** A stream's last revision and the hash its next event links to. */
+export interface StreamHead {
+  revision: bigint;
+  hash: string;
 }
 
 /** An append decided inside its batch: the revision it reached and its last row, or why it was refused. */
@@ -150,29 +157,32 @@ export class Rows {
 }
 
 /**
- * Decides a batch's appends in order against the streams' current revisions: an earlier append of
- * the batch moves the revision a later one expects. Accepted events become rows; nothing is written.
+ * Decides a batch's appends in order against the streams' current heads: an earlier append of the
+ * batch moves the revision a later one expects and the hash it chains on. Accepted events become
+ * rows; nothing is written.
  */
 export function decideAppends(
-  batch: readonly AppendRequest[], current: ReadonlyMap<string, bigint>,
+  batch: readonly AppendRequest[], current: ReadonlyMap<string, StreamHead>,
 ): { decisions: Decision[]; rows: Rows } {
-  const revisions = new Map(current);
+  const heads = new Map(current);
   const rows = new Rows();
   const decisions = batch.map((pending): Decision => {
-    const actual: ActualRevision = revisions.get(pending.stream) ?? 'no_stream';
+    const head = heads.get(pending.stream);
+    const actual: ActualRevision = head?.revision ?? 'no_stream';
     if (!revisionMatches(pending.expectedRevision, actual)) {
       return { ok: false, error: new WrongExpectedRevisionError(pending.stream, pending.expectedRevision, actual) };
     }
     let revision = actual === 'no_stream' ? -1n : actual;
-    for (const event of pending.events) rows.add(pending.stream, (revision += 1n), event);
-    revisions.set(pending.stream, revision);
+    const { chained, head: hash } = chainEvents(head?.hash ?? GENESIS_HASH, pending.events);
+    for (const event of chained) rows.add(pending.stream, (revision += 1n), event);
+    heads.set(pending.stream, { revision, hash });
     return { ok: true, nextRevision: revision, lastRow: rows.count - 1 };
   });
   return { decisions, rows };
 }
 
 /**
- * One transaction: take the log's append lock, read the batch's streams' revisions, decide, insert
+ * One transaction: take the log's append lock, read the batch's streams' heads, decide, insert
  * the accepted rows at positions drawn in order, announce the new head, commit.
  */
 async function appendBatch(
@@ -180,7 +190,7 @@ async function appendBatch(
 ): Promise<{ decisions: Decision[]; firstPosition: bigint }> {
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
   await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${lockKey})`);
-  const current = await currentRevisions(client, log, [...new Set(batch.map((pending) => pending.stream))]);
+  const current = await streamHeads(client, log, [...new Set(batch.map((pending) => pending.stream))]);
   const { decisions, rows } = decideAppends(batch, current);
   if (rows.count === 0) {
     await client.query('ROLLBACK');
@@ -192,16 +202,19 @@ async function appendBatch(
   return { decisions, firstPosition };
 }
 
-// One max() per stream, not GROUP BY: each is a single backward step on the (stream, revision)
-// index, however long the stream (this runs while the append lock is held). The statements that
-// run under the lock are named: prepared once per connection, they skip parsing and planning
-// (about a third of the server's CPU per append).
-async function currentRevisions(client: PoolClient, log: EventLog, streams: string[]): Promise<Map<string, bigint>> {
-  const { rows } = await client.query<{ stream: string; revision: string | null }>({ name: 'current-revisions', text:
-    `SELECT s.stream, (SELECT max(e.revision) FROM ${log.events} e WHERE e.stream = s.stream) AS revision
-     FROM unnest($1::text[]) AS s(stream)`, values: [streams] },
+// One last row per stream, not GROUP BY: each is a single backward step on the (stream, revision)
+// index, however long the stream, and its metadata holds the chain head (this runs while the
+// append lock is held). The statements that run under the lock are named: prepared once per
+// connection, they skip parsing and planning (about a third of the server's CPU per append).
+async function streamHeads(client: PoolClient, log: EventLog, streams: string[]): Promise<Map<string, StreamHead>> {
+  const { rows } = await client.query<{ stream: string; revision: string; hash: string | null }>({ name: 'stream-heads', text:
+    `SELECT s.stream, last.revision, last.metadata->>'hash' AS hash
+     FROM unnest($1::text[]) AS s(stream)
+     CROSS JOIN LATERAL (
+       SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1
+     ) AS last`, values: [streams] },
   );
-  return new Map(rows.flatMap((row) => (row.revision === null ? [] : [[row.stream, BigInt(row.revision)] as const])));
+  return new Map(rows.map((row) => [row.stream, { revision: BigInt(row.revision), hash: chainHeadFrom(row.hash) }] as const));
 }
 
 /**

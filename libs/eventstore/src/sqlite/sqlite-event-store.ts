@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
   WrongExpectedRevisionError, categoryOf, revisionMatches,
-  type ActualRevision, type AppendOptions, type AppendResult, type EventStore, type NewEvent,
-  type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription,
+  type ActualRevision, type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions,
+  type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription,
+  type SubscriptionStart,
 } from '../event-store.js';
 import { notifierFor, type AppendNotifier } from '../append-notifier.js';
+import { chainEvents, chainHeadFrom } from '../hash-chain.js';
 import { PollingSubscription } from '../polling-subscription.js';
 import { traceAppend } from '../tracing.js';
 import { eventsSchema, openSqliteDatabase, type SqliteTuning } from './sqlite-database.js';
@@ -77,6 +79,21 @@ export class SqliteEventStore implements EventStore {
     return this.#readFrom(from, options.category, options.maxCount ?? noLimit);
   }
 
+  async lastPosition(options: LastPositionOptions = {}): Promise<bigint | undefined> {
+    const row = (options.category === undefined
+      ? this.#statements.lastPosition.get()
+      : this.#statements.lastPositionInCategory.get(options.category)) as { position: bigint | null };
+    return row.position ?? undefined;
+  }
+
+  async countAfter(after: SubscriptionStart, options: CountAfterOptions): Promise<number> {
+    const from = after === 'start' ? 0n : after;
+    const row = (options.category === undefined
+      ? this.#statements.countAfter.get(from, options.limit)
+      : this.#statements.countAfterInCategory.get(options.category, from, options.limit)) as { count: bigint };
+    return Number(row.count);
+  }
+
   subscribe(options: SubscribeOptions): Subscription {
     const after = options.from === 'start' ? 0n : options.from;
     const source = {
@@ -101,11 +118,13 @@ export class SqliteEventStore implements EventStore {
   #appendInSavepoint({ stream, events, options }: PendingAppend): NonNullable<PendingAppend['outcome']> {
     this.#db.exec('SAVEPOINT append');
     try {
-      const actual = this.#currentRevision(stream);
+      // Read inside the turn's transaction: an earlier append of the same turn is the head here.
+      const { revision: actual, hash } = this.#streamHead(stream);
       if (!revisionMatches(options.expectedRevision, actual)) {
         throw new WrongExpectedRevisionError(stream, options.expectedRevision, actual);
       }
-      const result = this.#insert(stream, actual === 'no_stream' ? 0n : actual + 1n, events);
+      const { chained } = chainEvents(chainHeadFrom(hash), events);
+      const result = this.#insert(stream, actual === 'no_stream' ? 0n : actual + 1n, chained);
       this.#db.exec('RELEASE append');
       return { ok: true, result };
     } catch (error) {
@@ -131,9 +150,10 @@ export class SqliteEventStore implements EventStore {
     return { nextRevision: revision, position };
   }
 
-  #currentRevision(stream: string): ActualRevision {
-    const row = this.#statements.lastRevision.get(stream) as { revision: bigint | null } | undefined;
-    return row?.revision ?? 'no_stream';
+  /** The stream's last revision and the hash its next event links to, in one lookup. */
+  #streamHead(stream: string): { revision: ActualRevision; hash: unknown } {
+    const row = this.#statements.streamHead.get(stream) as { revision: bigint; hash: unknown } | undefined;
+    return row === undefined ? { revision: 'no_stream', hash: undefined } : row;
   }
 
   #readFrom(fromPosition: bigint, category: string | undefined, limit: number): RecordedEvent[] {
@@ -149,11 +169,20 @@ function prepareStatements(db: DatabaseSync) {
     insert: db.prepare(
       'INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    lastRevision: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+    // The last entry of the (stream, revision) index, and the chain head from its row.
+    streamHead: db.prepare("SELECT revision, json_extract(metadata, '$.hash') AS hash FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1"),
     readStream: db.prepare(`SELECT ${columns} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`),
     readAll: db.prepare(`SELECT ${columns} FROM events WHERE position >= ? ORDER BY position LIMIT ?`),
     readCategory: db.prepare(
       `SELECT ${columns} FROM events WHERE category = ? AND position >= ? ORDER BY position LIMIT ?`,
+    ),
+    // MAX over the primary key, or the last entry of the category index: one lookup, not a scan.
+    lastPosition: db.prepare('SELECT MAX(position) AS position FROM events'),
+    lastPositionInCategory: db.prepare('SELECT MAX(position) AS position FROM events WHERE category = ?'),
+    // The inner LIMIT stops the index walk at the cap.
+    countAfter: db.prepare('SELECT COUNT(*) AS count FROM (SELECT 1 FROM events WHERE position > ? LIMIT ?)'),
+    countAfterInCategory: db.prepare(
+      'SELECT COUNT(*) AS count FROM (SELECT 1 FROM events WHERE category = ? AND position > ? LIMIT ?)',
     ),
   } satisfies Record<string, StatementSync>;
   // Revisions and positions are 64-bit; reading them as bigint keeps them exact.

@@ -29,48 +29,127 @@ CREATE INDEX IF NOT EXISTS message_status_refund_due ON message_status (refund_d
 
 /**
  * The status read model: one row per message, what GET /v1/messages/{id} shows, the network id a
- * receipt is matched by, and the open work recovery finishes. Updates carry the same guards as
- * the aggregate (`WHERE status = …`), so the row never moves backwards either.
+ * receipt is matched by, and the open work recovery finishes. Status moves only along MOVES (the
+ * same guards as the aggregate), so the row never moves backwards either. A message accepted in
+ * the batch being applied is kept in memory until the batch's end and written once, with what the
+ * rest of the batch did to it (a catch-up writes most messages once, not once per fact).
  */
 export function messageStatusProjection(db: DatabaseSync, name = 'message-status-v1'): Projection {
   db.exec(SCHEMA);
   const statements = prepare(db);
+  const accepted = new Map<string, AcceptedInBatch>();
   return {
     name,
     category: STREAM_CATEGORY.message,
     apply(recorded: RecordedEvent): void {
-      applyEvent(statements, messageEventParser.parse(toRawEvent(recorded)));
+      applyEvent(statements, accepted, messageEventParser.parse(toRawEvent(recorded)));
+    },
+    flush(): void {
+      try {
+        for (const message of accepted.values()) writeAccepted(statements, message);
+      } finally {
+        accepted.clear();
+      }
     },
   };
 }
 
+type Status = 'pending' | 'sent' | 'delivered' | 'read' | 'failed';
 /** Received messages are not ours to track: the history read model keeps them. */
-type Statements = Record<Exclude<MessageEvent['type'], 'MessageReceived' | 'MessageReactionReceived'>, StatementSync>;
+type StatusEvent = Exclude<MessageEvent, { type: 'MessageReceived' | 'MessageReactionReceived' }>;
 
-function prepare(db: DatabaseSync): Statements {
-  return {
-    MessageAccepted: db.prepare(`INSERT OR IGNORE INTO message_status
-      (message_id, account_id, session_id, to_phone, type, status, accepted_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)`),
-    MessageSent: db.prepare(`UPDATE message_status SET status = 'sent', network_message_id = ?, sent_at = ?
-      WHERE message_id = ? AND status = 'pending'`),
-    MessageDelivered: db.prepare(`UPDATE message_status SET status = 'delivered', delivered_at = ?
-      WHERE message_id = ? AND status = 'sent'`),
-    // A read implies delivery: a missing delivered receipt takes the read time.
-    MessageRead: db.prepare(`UPDATE message_status SET status = 'read', read_at = ?, delivered_at = COALESCE(delivered_at, ?)
-      WHERE message_id = ? AND status IN ('sent', 'delivered')`),
-    MessageFailed: db.prepare(`UPDATE message_status SET status = 'failed', error_code = ?, error_message = ?, refund_due = ?
-      WHERE message_id = ? AND status = 'pending'`),
-    MessageQuotaRefunded: db.prepare(`UPDATE message_status SET refund_due = 0 WHERE message_id = ?`),
-  };
+/** Which statuses each fact moves a message from (a read implies delivery), and to which. */
+const MOVES = {
+  MessageSent: { from: ['pending'], to: 'sent' },
+  MessageDelivered: { from: ['sent'], to: 'delivered' },
+  MessageRead: { from: ['sent', 'delivered'], to: 'read' },
+  MessageFailed: { from: ['pending'], to: 'failed' },
+} as const satisfies Partial<Record<StatusEvent['type'], { from: readonly Status[]; to: Status }>>;
+
+const whereMovable = (type: keyof typeof MOVES): string =>
+  `WHERE message_id = ? AND status IN (${MOVES[type].from.map((status) => `'${status}'`).join(', ')})`;
+
+/** The columns of a message_status row, in the order of the insert. */
+interface StatusRow {
+  messageId: string; accountId: string; sessionId: string; to: string; type: string; status: Status; acceptedAt: string;
+  sentAt: string | null; deliveredAt: string | null; readAt: string | null; networkMessageId: string | null;
+  errorCode: string | null; errorMessage: string | null; refundDue: 0 | 1;
 }
 
-function applyEvent(s: Statements, event: MessageEvent): void {
+/** A message accepted in this batch: its row so far, and the later facts that shaped it. */
+interface AcceptedInBatch {
+  row: StatusRow;
+  later: StatusEvent[];
+}
+
+function prepare(db: DatabaseSync) {
+  return {
+    insert: db.prepare(`INSERT OR IGNORE INTO message_status (message_id, account_id, session_id, to_phone, type, status, accepted_at,
+      sent_at, delivered_at, read_at, network_message_id, error_code, error_message, refund_due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    MessageSent: db.prepare(`UPDATE message_status SET status = 'sent', network_message_id = ?, sent_at = ? ${whereMovable('MessageSent')}`),
+    MessageDelivered: db.prepare(`UPDATE message_status SET status = 'delivered', delivered_at = ? ${whereMovable('MessageDelivered')}`),
+    MessageRead: db.prepare(`UPDATE message_status SET status = 'read', read_at = ?, delivered_at = COALESCE(delivered_at, ?) ${whereMovable('MessageRead')}`),
+    MessageFailed: db.prepare(`UPDATE message_status SET status = 'failed', error_code = ?, error_message = ?, refund_due = ? ${whereMovable('MessageFailed')}`),
+    MessageQuotaRefunded: db.prepare('UPDATE message_status SET refund_due = 0 WHERE message_id = ?'),
+  } satisfies Record<string, StatementSync>;
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+function applyEvent(s: Statements, accepted: Map<string, AcceptedInBatch>, event: MessageEvent): void {
+  if (event.type === 'MessageReceived' || event.type === 'MessageReactionReceived') return;
+  if (event.type === 'MessageAccepted') {
+    const d = event.data;
+    // Accepted is its stream's first fact: a second one for the same message changes nothing.
+    if (accepted.has(d.messageId)) return;
+    const row: StatusRow = {
+      messageId: d.messageId, accountId: d.accountId, sessionId: d.sessionId, to: d.to, type: d.content.type, status: 'pending', acceptedAt: d.acceptedAt,
+      sentAt: null, deliveredAt: null, readAt: null, networkMessageId: null, errorCode: null, errorMessage: null, refundDue: 0,
+    };
+    accepted.set(d.messageId, { row, later: [] });
+    return;
+  }
+  const inBatch = accepted.get(event.data.messageId);
+  if (inBatch === undefined) updateStored(s, event);
+  else {
+    moveInMemory(inBatch.row, event);
+    inBatch.later.push(event);
+  }
+}
+
+/** The same moves as the guarded updates, on a row not written yet. */
+function moveInMemory(row: StatusRow, event: StatusEvent): void {
+  if (event.type === 'MessageAccepted') return;
+  if (event.type === 'MessageQuotaRefunded') {
+    row.refundDue = 0;
+    return;
+  }
+  if (!(MOVES[event.type].from as readonly Status[]).includes(row.status)) return;
+  row.status = MOVES[event.type].to;
   switch (event.type) {
-    case 'MessageAccepted': {
-      const d = event.data;
-      s.MessageAccepted.run(d.messageId, d.accountId, d.sessionId, d.to, d.content.type, d.acceptedAt);
+    case 'MessageSent':
+      row.networkMessageId = event.data.networkMessageId;
+      row.sentAt = event.data.sentAt;
       return;
-    }
+    case 'MessageDelivered':
+      row.deliveredAt = event.data.deliveredAt;
+      return;
+    case 'MessageRead':
+      row.readAt = event.data.readAt;
+      row.deliveredAt ??= event.data.readAt;
+      return;
+    case 'MessageFailed':
+      row.errorCode = event.data.code;
+      row.errorMessage = event.data.message;
+      row.refundDue = event.data.refundable ? 1 : 0;
+      return;
+  }
+}
+
+function updateStored(s: Statements, event: StatusEvent): void {
+  switch (event.type) {
+    case 'MessageAccepted':
+      return;
     case 'MessageSent':
       s.MessageSent.run(event.data.networkMessageId, event.data.sentAt, event.data.messageId);
       return;
@@ -88,7 +167,15 @@ function applyEvent(s: Statements, event: MessageEvent): void {
     case 'MessageQuotaRefunded':
       s.MessageQuotaRefunded.run(event.data.messageId);
       return;
-    default:
-      return;
   }
+}
+
+/**
+ * Inserts the row as the batch left it. A row already there (a replay under a new projection name
+ * over the old table) keeps its own state and takes the batch's later facts through the guarded updates.
+ */
+function writeAccepted(s: Statements, { row, later }: AcceptedInBatch): void {
+  const inserted = s.insert.run(row.messageId, row.accountId, row.sessionId, row.to, row.type, row.status, row.acceptedAt,
+    row.sentAt, row.deliveredAt, row.readAt, row.networkMessageId, row.errorCode, row.errorMessage, row.refundDue);
+  if (inserted.changes === 0) for (const event of later) updateStored(s, event);
 }

@@ -23,9 +23,18 @@ function fixture() {
       };
       projection.apply(recorded);
     }
+    // Each call is one batch, as the runner applies them.
+    projection.flush?.();
   };
-  return { apply, queries: new MessageStatusQueries(db) };
+  return { apply, db, queries: new MessageStatusQueries(db) };
 }
+
+const C = 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9N';
+const read = (messageId: string, at: string): MessageEvent => ({ type: 'MessageRead', version: 1, data: { messageId, readAt: at } });
+const delivered = (messageId: string, at: string): MessageEvent => ({ type: 'MessageDelivered', version: 1, data: { messageId, deliveredAt: at } });
+const failed = (messageId: string): MessageEvent => ({ type: 'MessageFailed', version: 1, data: { messageId, code: 'SESSION_NOT_CONNECTED', message: 'not connected', refundable: true, failedAt: '2026-11-21T10:00:01.000Z' } });
+const refunded = (messageId: string): MessageEvent => ({ type: 'MessageQuotaRefunded', version: 1, data: { messageId, usageDay: '2026-11-21', refundedAt: '2026-11-21T10:00:02.000Z' } });
+const rows = (db: DatabaseSync) => db.prepare('SELECT * FROM message_status ORDER BY message_id').all();
 
 const accepted = (messageId: string, at = '2026-11-21T10:00:00.000Z'): MessageEvent => ({
   type: 'MessageAccepted', version: 2,
@@ -62,5 +71,34 @@ describe('message status read model', () => {
     expect(queries.find(ACC, A)?.view).toMatchObject({ status: 'failed', error: { code: 'SESSION_NOT_CONNECTED', message: 'not connected' } });
     apply({ type: 'MessageQuotaRefunded', version: 1, data: { messageId: A, usageDay: '2026-11-21', refundedAt: '2026-11-21T10:00:02.000Z' } });
     expect(queries.unfinished('2026-11-21T12:00:00.000Z')).toEqual([B]);
+  });
+
+  it('writes a batch as applying its facts one at a time would, receipts out of order and late facts included', () => {
+    const facts = [
+      accepted(A), sent(A, 'NET-A'), read(A, '2026-11-21T10:00:05.000Z'), delivered(A, '2026-11-21T10:00:09.000Z'),
+      accepted(B), failed(B), sent(B, 'NET-B'), refunded(B),
+      sent(C, 'NET-C'), accepted(C), accepted(C), delivered(C, '2026-11-21T10:00:03.000Z'),
+    ];
+    const oneByOne = fixture();
+    for (const fact of facts) oneByOne.apply(fact);
+    const together = fixture();
+    together.apply(...facts);
+    expect(rows(together.db)).toEqual(rows(oneByOne.db));
+    expect(together.queries.find(ACC, A)?.view).toMatchObject({ status: 'read', deliveredAt: '2026-11-21T10:00:05.000Z' });
+    expect(together.queries.find(ACC, B)?.view).toMatchObject({ status: 'failed' });
+    expect(together.queries.find(ACC, C)?.view).toMatchObject({ status: 'pending' });
+  });
+
+  it('replayed under a new name over its old table, moves rows only forwards', () => {
+    const { db, apply } = fixture();
+    apply(accepted(A), sent(A, 'NET-A'), delivered(A, '2026-11-21T10:00:03.000Z'));
+    const replay = messageStatusProjection(db, 'message-status-v2');
+    const position = { n: 100n };
+    for (const fact of [accepted(A), sent(A, 'NET-A'), read(A, '2026-11-21T10:00:05.000Z')]) {
+      position.n += 1n;
+      replay.apply({ stream: `message-${A}`, type: fact.type, revision: 0n, position: position.n, data: fact.data, metadata: { schemaVersion: fact.version }, recordedAt: new Date(), id: String(position.n) });
+    }
+    replay.flush?.();
+    expect(new MessageStatusQueries(db).find(ACC, A)?.view).toMatchObject({ status: 'read', deliveredAt: '2026-11-21T10:00:03.000Z', readAt: '2026-11-21T10:00:05.000Z' });
   });
 });

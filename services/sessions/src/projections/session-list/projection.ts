@@ -34,13 +34,19 @@ interface DbRow {
   last_activity: string;
 }
 
-/** The session list read model: one SQLite row per visible session, kept by a ProjectionRunner. */
+/**
+ * The session list read model: one SQLite row per visible session, kept by a ProjectionRunner.
+ * A batch's events move the rows in memory (each read once per batch) and `flush` writes each
+ * changed row once.
+ */
 export class SessionListProjection implements Projection {
   readonly name = SESSION_LIST_PROJECTION;
   readonly category = 'session';
   private readonly select: StatementSync;
   private readonly upsert: StatementSync;
   private readonly remove: StatementSync;
+  /** The rows the batch being applied changed, by session id (null: not listed any more). */
+  private readonly changed = new Map<string, SessionListRow | null>();
 
   constructor(db: DatabaseSync) {
     db.exec(SCHEMA);
@@ -58,20 +64,30 @@ export class SessionListProjection implements Projection {
   apply(recorded: RecordedEvent): void {
     const event = sessionEventParser.parse(toRawEvent(recorded)) as SessionEvent;
     const sessionId = event.data.sessionId;
-    const current = this.select.get(sessionId) as DbRow | undefined;
-    const next = evolveRow(current ? fromDb(current) : null, event);
-    if (next === null) this.remove.run(sessionId);
-    else {
-      const reason = next.statusReason === null ? null : JSON.stringify(next.statusReason);
-      this.upsert.run(next.sessionId, next.accountId, next.name, next.status, reason, next.createdAt, next.lastActivity);
+    const current = this.changed.has(sessionId) ? this.changed.get(sessionId)! : this.stored(sessionId);
+    this.changed.set(sessionId, evolveRow(current, event));
+  }
+
+  flush(): void {
+    try {
+      for (const [sessionId, row] of this.changed) {
+        if (row === null) this.remove.run(sessionId);
+        else {
+          const reason = row.statusReason === null ? null : JSON.stringify(row.statusReason);
+          this.upsert.run(row.sessionId, row.accountId, row.name, row.status, reason, row.createdAt, row.lastActivity);
+        }
+      }
+    } finally {
+      this.changed.clear();
     }
+  }
+
+  private stored(sessionId: string): SessionListRow | null {
+    const row = this.select.get(sessionId) as DbRow | undefined;
+    return row ? fromDb(row) : null;
   }
 }
 
-/**
- * A stored row as the session it shows. Not parsed again: only `apply` writes rows, from events
- * parsed on their way in, so a read (every GET of a session) trusts its own table.
- */
 export function fromDb(row: DbRow): SessionListRow {
   return {
     sessionId: row.session_id,

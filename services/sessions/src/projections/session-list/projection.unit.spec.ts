@@ -19,11 +19,15 @@ const created = (sessionId: string, accountId: string, m: number, name: string |
   type: 'SessionCreated', version: 1, data: { sessionId, accountId, name, createdAt: minute(m) },
 });
 
-function readModel(events: SessionEvent[]) {
+/** The read model after `events`, applied in batches of `batch` (the runner flushes after each). */
+function readModel(events: SessionEvent[], batch = events.length) {
   const db = new DatabaseSync(':memory:');
   const projection = new SessionListProjection(db);
-  for (const event of events) projection.apply(recorded(event));
-  return new SessionListQueries(db);
+  events.forEach((event, i) => {
+    projection.apply(recorded(event));
+    if ((i + 1) % batch === 0 || i === events.length - 1) projection.flush();
+  });
+  return Object.assign(new SessionListQueries(db), { rows: () => db.prepare('SELECT * FROM session_list ORDER BY session_id').all() });
 }
 
 const [s0, s1, s2] = ids;
@@ -84,5 +88,15 @@ describe('session list read model', () => {
       { sessionId: s0, accountId: alice, status: 'connected' },
       { sessionId: s2, accountId: bob, status: 'pending' },
     ]);
+  });
+
+  it('writes a batch as applying its events one at a time would', () => {
+    const deleted: SessionEvent = { type: 'SessionDeleted', version: 1, data: { sessionId: s2, previousStatus: 'pending', loggedOut: false, deletedAt: minute(6) } };
+    const lateActivity: SessionEvent = { type: 'SessionActivityRecorded', version: 1, data: { sessionId: s2, activity: 'message_sent', at: minute(7) } };
+    const events = [...history, deleted, lateActivity, created(s2, bob, 8, 'again')];
+    const together = readModel(events).rows();
+    expect(together).toEqual(readModel(events, 1).rows());
+    expect(together).toEqual(readModel(events, 4).rows());
+    expect(together.map((row) => (row as { name: string | null }).name)).toEqual(['first', null, 'again']);
   });
 });
