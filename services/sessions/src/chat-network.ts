@@ -14,6 +14,8 @@ export interface ChatNetworkOverrides {
   network?: ChatNetworkConfig;
   qrTimeoutMs?: BaileysChatNetworkOptions['qrTimeoutMs'];
   reconnect?: BaileysChatNetworkOptions['reconnect'];
+  keepAliveIntervalMs?: BaileysChatNetworkOptions['keepAliveIntervalMs'];
+  latestWaWebVersion?: BaileysChatNetworkOptions['latestWaWebVersion'];
   /** Sees every driver this service creates (tests record the pairing codes the network issued). */
   onDriver?: (sessionId: string, driver: ChatDriver) => void;
 }
@@ -53,6 +55,8 @@ export async function openChatNetwork(
       onCredentialsSaveFailed: (sessionId, error) => logger.warn({ err: error, sessionId }, 'chat credentials not saved; retrying'),
       ...(overrides.qrTimeoutMs === undefined ? {} : { qrTimeoutMs: overrides.qrTimeoutMs }),
       ...(overrides.reconnect === undefined ? {} : { reconnect: overrides.reconnect }),
+      ...(overrides.keepAliveIntervalMs === undefined ? {} : { keepAliveIntervalMs: overrides.keepAliveIntervalMs }),
+      ...(overrides.latestWaWebVersion === undefined ? {} : { latestWaWebVersion: overrides.latestWaWebVersion }),
     });
     return {
       createDriver: (sessionId) => {

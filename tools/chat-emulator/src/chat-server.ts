@@ -4,6 +4,7 @@ import type { MessageRouter } from './messages.js';
 import type { Network } from './network.js';
 import type { ClientHello } from './noise.js';
 import type { PairingService } from './pairing-service.js';
+import { clientOutdated, clientVersion, isOutdated } from './versions.js';
 import { iqResult, nowSeconds } from './wire.js';
 import type { Node } from './wire.js';
 
@@ -22,6 +23,7 @@ export class ChatServer implements ConnectionHandler {
   ) {}
 
   async opened(conn: Connection, hello: ClientHello): Promise<void> {
+    if (isOutdated(clientVersion(hello.payload), this.network.minVersion)) return conn.end(clientOutdated);
     if (hello.payload.devicePairingData) return this.pairing.register(conn);
     this.login(conn, hello);
   }
@@ -48,6 +50,7 @@ export class ChatServer implements ConnectionHandler {
     if (!phone) return;
     this.network.logins.ended(phone, conn);
     if (this.network.online.get(phone) === conn) this.network.online.delete(phone);
+    if (this.network.blackholed.get(phone) === conn) this.network.blackholed.delete(phone);
   }
 
   private login(conn: Connection, hello: ClientHello): void {
@@ -57,6 +60,9 @@ export class ChatServer implements ConnectionHandler {
     if (!device || device.deviceId !== (hello.payload.device ?? 0) || device.noiseKey !== noiseKey) {
       return conn.end(unauthorized);
     }
+    // A black-holed connection cannot be told it is replaced, and its client has most likely given
+    // up on it already (unseen: it is not read); it goes first, so it never counts as overlapping.
+    this.network.blackholed.get(phone)?.drop();
     const previous = this.network.online.get(phone);
     conn.account = device;
     this.network.logins.loggedIn(phone, conn);

@@ -31,6 +31,10 @@ export class Connection implements LiveLink {
   private readonly reader = new FrameReader();
   private readonly noise: ServerNoise;
   private queue: Promise<void> = Promise.resolve();
+  /** Black-holed: nothing is read from the client or written to it, the socket stays open. */
+  private silent = false;
+  /** Messages `ws` had already read when the black hole began: handled once it ends. */
+  private held: Buffer[] = [];
 
   constructor(
     private readonly ws: WebSocket,
@@ -39,7 +43,7 @@ export class Connection implements LiveLink {
     private readonly onError: (error: unknown) => void,
   ) {
     this.noise = new ServerNoise(identity.staticKey, identity.certChain);
-    ws.on('message', (data: Buffer) => this.enqueue(() => this.receive(data)));
+    ws.on('message', (data: Buffer) => (this.silent ? this.held.push(data) : this.enqueue(() => this.receive(data))));
     ws.on('close', () => this.markClosed());
     ws.on('error', () => this.markClosed());
   }
@@ -49,8 +53,26 @@ export class Connection implements LiveLink {
   }
 
   send(node: Node): void {
-    if (this.phase !== 'open') return;
+    if (this.phase !== 'open' || this.silent) return;
     this.ws.send(encodeFrame(this.noise.encryptFrame(encodeBinaryNode(node))));
+  }
+
+  /**
+   * A dead path that still looks open: the socket is no longer read (so not even WebSocket control
+   * frames are answered: a client's close handshake never completes, as on a real black hole) and
+   * nothing is sent.
+   */
+  blackhole(): void {
+    this.silent = true;
+    this.ws.pause();
+  }
+
+  /** The path is back: what the client sent meanwhile arrives now, late, in order. */
+  restore(): void {
+    if (!this.silent) return;
+    this.silent = false;
+    for (const data of this.held.splice(0)) this.enqueue(() => this.receive(data));
+    this.ws.resume();
   }
 
   end(finalNode?: Node): void {

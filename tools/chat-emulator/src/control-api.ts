@@ -7,6 +7,8 @@ import type { InboundSpec } from './inbound-spec.js';
 import type { SentInbound } from './inbound.js';
 import { isPhone, phoneForLid } from './model.js';
 import type { ContactSettings } from './model.js';
+import { asWaVersion } from './versions.js';
+import type { WaVersion } from './versions.js';
 
 /** The operations the control API exposes (see /work/shared/spec/operations.md). */
 export interface ControlOperations {
@@ -15,7 +17,11 @@ export interface ControlOperations {
   received(phone: string): unknown[];
   inbound(from: string, spec: InboundSpec): Promise<SentInbound>;
   drop(phone: string): void;
+  blackhole(phone: string): void;
+  endBlackhole(phone: string): void;
   logout(phone: string): void;
+  /** Refuses clients older than `version` from their next connection on; null accepts any. */
+  setMinVersion(version: WaVersion | null): void;
   device(phone: string): unknown;
   /** `gc`: collect garbage first when the process runs with --expose-gc (for heap measurements). */
   health(gc: boolean): unknown;
@@ -62,6 +68,12 @@ const text = (body: Body, key: string): string => {
   return value;
 };
 
+const minVersion = (body: Body): WaVersion | null => {
+  const version = body.version === null ? null : asWaVersion(body.version);
+  if (version === undefined) throw bad('version must be [primary, secondary, tertiary] (non-negative integers), or null to accept any');
+  return version;
+};
+
 const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/health$/, run: async (ops, _m, _b, query) => [200, ops.health(query.get('gc') === '1')] },
   { method: 'POST', pattern: /^\/scan$/, run: async (ops, _m, b) => [200, await ops.scan(text(b, 'qrCode'), phoneParam(b.phone as string))] },
@@ -75,6 +87,17 @@ const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/devices\/([^/]+)$/, run: async (ops, m) => [200, ops.device(phoneParam(m[1]))] },
   { method: 'POST', pattern: /^\/devices\/([^/]+)\/drop$/, run: async (ops, m) => (ops.drop(phoneParam(m[1])), [200, { dropped: true }]) },
   { method: 'POST', pattern: /^\/devices\/([^/]+)\/logout$/, run: async (ops, m) => (ops.logout(phoneParam(m[1])), [200, { loggedOut: true }]) },
+  { method: 'POST', pattern: /^\/devices\/([^/]+)\/blackhole$/, run: async (ops, m) => (ops.blackhole(phoneParam(m[1])), [200, { blackholed: true }]) },
+  { method: 'DELETE', pattern: /^\/devices\/([^/]+)\/blackhole$/, run: async (ops, m) => (ops.endBlackhole(phoneParam(m[1])), [200, { blackholed: false }]) },
+  {
+    method: 'POST',
+    pattern: /^\/network\/min-version$/,
+    run: async (ops, _m, b) => {
+      const version = minVersion(b);
+      ops.setMinVersion(version);
+      return [200, { minVersion: version }];
+    },
+  },
 ];
 
 const readBody = async (req: IncomingMessage): Promise<Body> => {

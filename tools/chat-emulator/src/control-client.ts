@@ -2,6 +2,7 @@ import type { DeviceStatus } from './devices.js';
 import type { ContactSettings, ReceivedMessage } from './model.js';
 import type { SentInbound } from './inbound.js';
 import type { ScanResult } from './pairing-service.js';
+import type { WaVersion } from './versions.js';
 
 /** A non-2xx answer from the control API, with its stable error code. */
 export class EmulatorControlError extends Error {
@@ -19,6 +20,8 @@ export interface EmulatorHealth {
   status: 'ok';
   devices: number;
   online: number;
+  /** Clients older than this are refused (405); null = any version. */
+  minVersion: WaVersion | null;
   messages: { received: number; decrypted: number; failed: number };
   /** The emulator process (shared with whatever else runs in it). */
   process: { cpuMs: number; heapUsedBytes: number; rssBytes: number };
@@ -81,6 +84,21 @@ export class EmulatorControlClient {
 
   drop(phone: string): Promise<{ dropped: true }> {
     return this.call('POST', `/devices/${phone}/drop`);
+  }
+
+  /** The device's connection stays open but goes silent: nothing read from it, nothing sent to it. */
+  blackhole(phone: string): Promise<{ blackholed: true }> {
+    return this.call('POST', `/devices/${phone}/blackhole`);
+  }
+
+  /** The silent connection is read again (late) and gets what was held for it. */
+  endBlackhole(phone: string): Promise<{ blackholed: false }> {
+    return this.call('DELETE', `/devices/${phone}/blackhole`);
+  }
+
+  /** Clients announcing an older WhatsApp Web version are refused with 405 from now on; null accepts any. */
+  setMinVersion(version: WaVersion | null): Promise<{ minVersion: WaVersion | null }> {
+    return this.call('POST', '/network/min-version', { version });
   }
 
   logout(phone: string): Promise<{ loggedOut: true }> {

@@ -13,8 +13,10 @@ export interface DeviceStatus {
   jid: string;
   deviceId: number;
   online: boolean;
-  /** Client connections of this device logged in now. */
+  /** Client connections of this device logged in now (a black-holed one included). */
   connections: number;
+  /** A connection of this device is black-holed: open, but nothing is read from it or sent to it. */
+  blackholed: boolean;
   /** The most logged in at once since the device was linked (or the emulator started). */
   maxConcurrentConnections: number;
   /** One-time pre-keys the device uploaded that the network has not handed out yet. */
@@ -45,6 +47,36 @@ export class DeviceControl {
     link.drop();
   }
 
+  /**
+   * The device's connection goes silent: it stays open but nothing is read from it or sent to it
+   * (frames from the client, WebSocket pings and closes included), and what the network has for the
+   * device is held as for an offline one. Its next login is served as usual.
+   */
+  blackhole(phone: string): void {
+    if (!this.network.devices.has(phone)) throw notLinked(phone);
+    const link = this.network.online.get(phone);
+    if (!link) throw new EmulatorError(409, 'device_offline', `the device of ${phone} is not connected`);
+    link.blackhole();
+    this.network.online.delete(phone);
+    this.network.blackholed.set(phone, link);
+  }
+
+  /**
+   * The path is back: the silent connection, if its client has not closed it, is read again (what
+   * the client sent meanwhile arrives late) and gets what was held for it. Ending no black hole is
+   * not an error.
+   */
+  endBlackhole(phone: string): void {
+    if (!this.network.devices.has(phone)) throw notLinked(phone);
+    const link = this.network.blackholed.get(phone);
+    if (!link) return;
+    this.network.blackholed.delete(phone);
+    link.restore();
+    if (!link.isOpen || this.network.online.has(phone)) return;
+    this.network.online.set(phone, link);
+    for (const node of this.network.takeOutbox(phone)) link.send(node);
+  }
+
   describe(phone: string): DeviceStatus {
     const device = this.network.devices.get(phone);
     if (!device) throw notLinked(phone);
@@ -55,6 +87,7 @@ export class DeviceControl {
       deviceId: device.deviceId,
       online: online.has(phone),
       connections: logins.count(phone),
+      blackholed: this.network.blackholed.has(phone),
       maxConcurrentConnections: logins.peak(phone),
       oneTimePreKeys: device.preKeyCount,
       linkedAt: device.linkedAt,

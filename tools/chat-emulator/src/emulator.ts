@@ -23,6 +23,7 @@ import { readQrCode } from './qr-image.js';
 import { quietLibsignal } from './quiet-libsignal.js';
 import { ReceiptScheduler } from './receipts.js';
 import { StateStore } from './state-store.js';
+import type { WaVersion } from './versions.js';
 
 export interface EmulatorOptions {
   /** WebSocket (and `/trust`) port; 0 = a free port. */
@@ -40,6 +41,11 @@ export interface EmulatorOptions {
    * contact's LID with its number beside it) or `pn`. A control call may ask for either.
    */
   addressing?: Addressing;
+  /**
+   * Refuse clients announcing an older WhatsApp Web version with `<failure reason="405"/>`, as the
+   * network does once a version is retired; unset = any version. `POST /network/min-version` changes it.
+   */
+  minVersion?: WaVersion;
   /** Called with unexpected errors from client connections (default: ignored). */
   onError?: (error: unknown) => void;
 }
@@ -90,7 +96,7 @@ const pairingSchedule = (overrides: Partial<PairingSchedule> = {}): PairingSched
 
 /** The network's parts, wired together (no sockets yet). */
 const buildNetwork = (options: EmulatorOptions, store: StateStore | undefined, media: MediaHost) => {
-  const network = new Network(store);
+  const network = new Network(store, options.minVersion);
   const receipts = new ReceiptScheduler(network);
   const messages = new MessageRouter(network, receipts, (path) => media.read(path));
   const devices = new DeviceControl(network);
@@ -161,7 +167,12 @@ const controlOperations = ({ network, devices, pairing, messages }: NetworkParts
   received: (phone) => network.received(phone),
   inbound: (from, spec) => sendInbound(network, (blob) => media.host(blob), from, spec, addressing),
   drop: (phone) => devices.drop(phone),
+  blackhole: (phone) => devices.blackhole(phone),
+  endBlackhole: (phone) => devices.endBlackhole(phone),
   logout: (phone) => devices.logout(phone),
+  setMinVersion: (version) => {
+    network.minVersion = version ?? undefined;
+  },
   device: (phone) => devices.describe(phone),
   health: (gc) => {
     const collect = (globalThis as { gc?: () => void }).gc;
@@ -169,6 +180,7 @@ const controlOperations = ({ network, devices, pairing, messages }: NetworkParts
     const { heapUsed, rss } = process.memoryUsage();
     const cpu = process.cpuUsage();
     const proc = { cpuMs: Math.round((cpu.user + cpu.system) / 1000), heapUsedBytes: heapUsed, rssBytes: rss };
-    return { status: 'ok', devices: network.devices.size, online: network.online.size, messages: messages.stats, process: proc };
+    const minVersion = network.minVersion ?? null;
+    return { status: 'ok', devices: network.devices.size, online: network.online.size, minVersion, messages: messages.stats, process: proc };
   },
 });

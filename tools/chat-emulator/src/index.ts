@@ -7,3 +7,4 @@ export type { SentInbound } from './inbound.js';
 export type { Addressing } from './inbound-spec.js';
 export type { ContactSettings, ReceivedMessage, ReceivedType, PairingSchedule } from './model.js';
 export type { ScanResult } from './pairing-service.js';
+export type { WaVersion } from './versions.js';

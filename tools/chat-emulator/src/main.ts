@@ -1,5 +1,6 @@
 import { startEmulator } from './emulator.js';
 import type { Addressing } from './inbound-spec.js';
+import { parseWaVersion } from './versions.js';
 
 const port = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -20,6 +21,7 @@ const main = async (): Promise<void> => {
     port: port('SWITCHBOARD_EMULATOR_PORT', 0),
     controlPort: port('SWITCHBOARD_EMULATOR_CONTROL_PORT', 8090),
     addressing: addressing(process.env.SWITCHBOARD_EMULATOR_ADDRESSING),
+    ...(process.env.SWITCHBOARD_EMULATOR_MIN_VERSION ? { minVersion: parseWaVersion(process.env.SWITCHBOARD_EMULATOR_MIN_VERSION) } : {}),
     ...(process.env.SWITCHBOARD_EMULATOR_DATA_DIR ? { dataDir: process.env.SWITCHBOARD_EMULATOR_DATA_DIR } : {}),
     onError: (error) => console.error('[chat-emulator] connection error:', error instanceof Error ? error.message : error),
   });

@@ -5,6 +5,7 @@ import { fileArrival, logFromLines } from './received-log.js';
 import type { ArrivedMessage } from './received-log.js';
 import { SignalPeer } from './signal-peer.js';
 import type { StateStore } from './state-store.js';
+import type { WaVersion } from './versions.js';
 import type { Node } from './wire.js';
 
 /** What the network can do to a live, logged-in client connection. */
@@ -15,6 +16,11 @@ export interface LiveLink {
   end(finalNode?: Node): void;
   /** Cuts the connection without a word, like a network failure. */
   drop(): void;
+  readonly isOpen: boolean;
+  /** Keeps the connection open but stops reading it and writing to it (a silent, dead path). */
+  blackhole(): void;
+  /** Ends the black hole: what the client sent meanwhile is read now. */
+  restore(): void;
 }
 
 /**
@@ -35,13 +41,21 @@ export class Network {
   readonly online = new Map<string, LiveLink>();
   /** Every logged-in connection per device, counting the moment a newer one overlaps an older one. */
   readonly logins = new Logins();
+  /**
+   * Black-holed connections per device: open, but out of `online`, so what the network has for
+   * the device is held for it (as for an offline one) instead of written into the void.
+   */
+  readonly blackholed = new Map<string, LiveLink>();
+  /** Clients announcing an older WhatsApp Web version are refused (405); unset = any version. */
+  minVersion: WaVersion | undefined;
   private readonly deviceCounters = new Map<string, number>();
   private readonly contacts = new Map<string, ContactSettings>();
   private readonly peers = new Map<string, SignalPeer>();
   private readonly inboxes = new Map<string, ReceivedMessage[]>();
   private readonly outboxes = new Map<string, Node[]>();
 
-  constructor(private readonly store: StateStore | undefined) {
+  constructor(private readonly store: StateStore | undefined, minVersion?: WaVersion) {
+    this.minVersion = minVersion;
     const saved = store?.loadNetwork();
     for (const device of saved?.devices ?? []) this.devices.set(device.phone, device);
     for (const [phone, n] of Object.entries(saved?.deviceCounters ?? {})) this.deviceCounters.set(phone, n);

@@ -62,6 +62,8 @@ export interface QrEvent {
 
 export interface ConnectedEvent {
   phone: PhoneNumber;
+  /** Set when the driver reconnected by itself after the connection was lost (dropped, or silent). */
+  reconnected?: true;
 }
 
 /**
@@ -70,13 +72,15 @@ export interface ConnectedEvent {
  * - `connection_lost`: transient; the driver reconnects by itself while `willReconnect` is true.
  * - `pairing_timeout`: every pairing code expired unscanned; start again to get new ones.
  * - `connection_replaced`: another client took this device's connection over; no reconnect.
+ * - `version_rejected`: the network refused the announced WhatsApp Web version as outdated (405),
+ *   also after it was looked up anew; no reconnect (`failure` names the version).
  */
-export type DisconnectReason = 'logged_out' | 'connection_lost' | 'pairing_timeout' | 'connection_replaced';
+export type DisconnectReason = 'logged_out' | 'connection_lost' | 'pairing_timeout' | 'connection_replaced' | 'version_rejected';
 
 export interface DisconnectedEvent {
   reason: DisconnectReason;
   willReconnect: boolean;
-  /** Set when the network could not be reached at all (DNS, TCP, TLS) or refused us. */
+  /** Set when the network could not be reached at all (DNS, TCP, TLS), refused us, or went silent. */
   failure?: NetworkFailure;
 }
 

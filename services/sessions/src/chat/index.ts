@@ -4,6 +4,7 @@ export { ChatNetworkError, NotConnectedError, RecipientNotOnNetworkError } from 
 export { NonLoopbackEmulatorError, resolveNetwork, type ChatNetworkConfig } from './network.js';
 export { BaileysChatNetwork, type BaileysChatNetworkOptions } from './baileys/baileys-chat-network.js';
 export type { ReconnectPolicy } from './baileys/reconnect-policy.js';
+export type { LatestWaWebVersion } from './baileys/wa-web-version.js';
 export type { CredentialsRow, CredentialsStore } from './credentials/credentials-store.js';
 export { SqliteCredentialsStore } from './credentials/sqlite-credentials-store.js';
 export { CREDENTIALS_BUCKET, KvCredentialsStore } from './credentials/kv-credentials-store.js';

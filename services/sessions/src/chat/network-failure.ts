@@ -4,9 +4,11 @@
  * - `tcp`: no TCP connection (refused, reset, unreachable, timed out: a firewall or no route);
  * - `tls`: the TLS handshake failed (an intercepting proxy, a clock far off, a broken middlebox);
  * - `rejected`: the network answered and refused us (an HTTP status at the upgrade, or a
- *   connection-failure stanza such as 405 for an outdated client version).
+ *   connection-failure stanza such as 405 for an outdated client version);
+ * - `silent`: the connection was open but the network stopped answering (keepalive pings
+ *   unanswered): a dead path, a middlebox that dropped the connection without a word.
  */
-export type NetworkFailureCause = 'dns' | 'tcp' | 'tls' | 'rejected';
+export type NetworkFailureCause = 'dns' | 'tcp' | 'tls' | 'rejected' | 'silent';
 
 export interface NetworkFailure {
   cause: NetworkFailureCause;
@@ -21,6 +23,10 @@ const TCP_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUN
 /** Node's TLS and certificate error codes (OpenSSL's verify codes and node's ERR_TLS_* / ERR_SSL_*). */
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$)/;
 const UPGRADE_REFUSED = /Unexpected server response: (\d{3})/;
+/** Baileys' keepalive gave up: nothing received for its interval plus 5 s (socket.js, `startKeepAliveRequest`). */
+const KEEPALIVE_GAVE_UP = 'Connection was lost';
+const KEEPALIVE_SLACK_MS = 5_000;
+const CLIENT_OUTDATED = 405;
 
 interface ErrorLike {
   message?: unknown;
@@ -38,11 +44,16 @@ const asErrorLike = (value: unknown): ErrorLike | undefined => (typeof value ===
  * The network failure behind a closed socket, or undefined when the error is not one (a drop of
  * a working connection, a logout, our own close). Baileys wraps the WebSocket's error in a Boom
  * (`data` holds the original, with node's `code`); a connection-failure stanza is a Boom with
- * the network's status code and the stanza's attributes.
+ * the network's status code and the stanza's attributes. `keepAliveIntervalMs`: the sockets'
+ * ping interval, to say how long a silent one went unanswered.
  */
-export function classifyNetworkFailure(error: unknown): NetworkFailure | undefined {
+export function classifyNetworkFailure(error: unknown, keepAliveIntervalMs?: number): NetworkFailure | undefined {
   const boom = asErrorLike(error);
   if (!boom) return undefined;
+  if (boom.message === KEEPALIVE_GAVE_UP) {
+    const silence = keepAliveIntervalMs === undefined ? '' : ` for over ${(keepAliveIntervalMs + KEEPALIVE_SLACK_MS) / 1000} s`;
+    return { cause: 'silent', detail: `the chat network stopped answering an open connection: nothing received${silence}, keepalive pings unanswered` };
+  }
   const underlying = asErrorLike(boom.data) ?? asErrorLike(boom.cause) ?? boom;
   const code = typeof underlying.code === 'string' ? underlying.code : undefined;
   const message = typeof underlying.message === 'string' ? underlying.message : '';
@@ -57,7 +68,16 @@ export function classifyNetworkFailure(error: unknown): NetworkFailure | undefin
   if (refusedStatus) return { cause: 'rejected', detail: `the chat network refused the connection (HTTP ${refusedStatus})` };
   if (typeof boom.message === 'string' && boom.message === 'Connection Failure') {
     const status = boom.output?.statusCode;
-    return { cause: 'rejected', detail: `the chat network refused the login (connection failure${typeof status === 'number' ? ` ${status}` : ''})` };
+    const why = status === CLIENT_OUTDATED ? ': client version outdated' : '';
+    return { cause: 'rejected', detail: `the chat network refused the login (connection failure${typeof status === 'number' ? ` ${status}` : ''}${why})` };
   }
   return undefined;
+}
+
+/** The network refused `version` as outdated also after it was looked up anew: no reconnect can help. */
+export function versionRejected(version: readonly number[]): NetworkFailure {
+  return {
+    cause: 'rejected',
+    detail: `the chat network refuses WhatsApp Web version ${version.join('.')} as outdated (connection failure 405), also after a fresh lookup of the current version; update Switchboard, or let it reach web.whatsapp.com to look the version up`,
+  };
 }

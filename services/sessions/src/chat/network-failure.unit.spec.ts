@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyNetworkFailure } from './network-failure.js';
+import { classifyNetworkFailure, versionRejected } from './network-failure.js';
 
 /** What Baileys emits on a WebSocket error: a Boom whose `data` is the ws/node error. */
 const wsError = (message: string, fields: Record<string, unknown> = {}) => ({
@@ -37,8 +37,20 @@ describe('classifyNetworkFailure', () => {
     expect(classifyNetworkFailure(wsError('Unexpected server response: 403'))).toEqual({ cause: 'rejected', detail: 'the chat network refused the connection (HTTP 403)' });
     expect(classifyNetworkFailure({ message: 'Connection Failure', output: { statusCode: 405 }, data: { reason: '405' } })).toEqual({
       cause: 'rejected',
-      detail: 'the chat network refused the login (connection failure 405)',
+      detail: 'the chat network refused the login (connection failure 405: client version outdated)',
     });
+    expect(classifyNetworkFailure({ message: 'Connection Failure', output: { statusCode: 503 } })?.detail).toBe('the chat network refused the login (connection failure 503)');
+    expect(versionRejected([2, 3000, 1]).detail).toMatch(/^the chat network refuses WhatsApp Web version 2\.3000\.1 as outdated \(connection failure 405\)/);
+  });
+
+  it('names a connection whose keepalive pings went unanswered silent, with how long it was quiet', () => {
+    const keepaliveGaveUp = { message: 'Connection was lost', output: { statusCode: 408 } };
+    expect(classifyNetworkFailure(keepaliveGaveUp, 20_000)).toEqual({
+      cause: 'silent',
+      detail: 'the chat network stopped answering an open connection: nothing received for over 25 s, keepalive pings unanswered',
+    });
+    // The same 408 from a pairing whose codes ran out is not a silent connection.
+    expect(classifyNetworkFailure({ message: 'QR refs attempts ended', output: { statusCode: 408 } })).toBeUndefined();
   });
 
   it('leaves what is not a network failure alone: a drop, a logout, nothing at all', () => {

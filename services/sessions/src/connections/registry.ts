@@ -141,6 +141,8 @@ export class ConnectionRegistry implements ConnectionListener {
   async connected(connection: LiveConnection, event: ConnectedEvent): Promise<void> {
     this.deps.reachability.reached();
     connection.phone = event.phone;
+    // Back after a drop or a silent connection: told as `session.status` (connected, `reconnected`).
+    if (event.reconnected) await this.deps.commands.execute(connection.sessionId, connection.accountId, { type: 'RecordActivity', activity: 'reconnected' });
     await this.deps.commands.execute(connection.sessionId, connection.accountId, { type: 'MarkConnected', phone: event.phone });
   }
 
@@ -158,6 +160,7 @@ export class ConnectionRegistry implements ConnectionListener {
       return;
     }
     if (event.reason === 'pairing_timeout') return this.endOwn(connection, { type: 'MarkTimedOut' });
+    if (event.reason === 'version_rejected') return this.endOwn(connection, { type: 'MarkFailed', code: 'version_rejected', reason: failure?.detail ?? 'the chat network refused the client version as outdated' });
     // Replaced because the session is someone else's now (another replica took it over): this
     // connection goes quietly; the session, its credentials and its owner record stay.
     if (event.reason === 'connection_replaced' && !this.deps.holdsHere(sessionId)) return this.letGo(sessionId);

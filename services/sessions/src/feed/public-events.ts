@@ -47,6 +47,9 @@ function reasonOf(event: SessionEvent, previous: SessionStatus | null): SessionS
       return 'failed';
     case 'SessionDeleted':
       return 'deleted';
+    case 'SessionActivityRecorded':
+      // A connected session whose connection was lost (dropped, or silent) and came back by itself.
+      return event.data.activity === 'reconnected' ? 'reconnected' : null;
     default:
       return null;
   }

@@ -37,7 +37,12 @@ describe('session facts as public events', () => {
     });
   });
 
-  it('tells a QR code only with the live code, and activity never', () => {
+  it('tells a connection restored by itself (after a drop or a silent socket) as reconnected, staying connected', () => {
+    const reconnected: SessionEvent = { type: 'SessionActivityRecorded', version: 1, data: { sessionId, activity: 'reconnected', at } };
+    expect(toPublicEvent(fact(reconnected), 'connected')?.data).toEqual({ sessionId, status: 'connected', previousStatus: 'connected', reason: 'reconnected' });
+  });
+
+  it('tells a QR code only with the live code, and other activity never', () => {
     expect(toPublicEvent(fact(qr), 'pending')).toBeNull();
     expect(toPublicEvent(fact(qr), 'pending', 'data:image/png;base64,AAAA')).toMatchObject({ type: 'session.qr', data: { sessionId, qrCode: 'data:image/png;base64,AAAA', expiresAt: at } });
     expect(toPublicEvent(fact(activity), 'connected')).toBeNull();

@@ -22,6 +22,11 @@ export class AckWaiter {
     return this.#pending.size;
   }
 
+  /** Whether a send of `id` still waits for its ack (not acknowledged, failed or past its deadline). */
+  has(id: string): boolean {
+    return this.#pending.has(id);
+  }
+
   /** Call before the message is written, so an ack that races the write is not missed. */
   expect(id: string): Promise<SentMessage> {
     return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { generateMessageIDV2, jidDecode, makeWASocket } from '@whiskeysockets/baileys';
-import type { AnyMessageContent, AuthenticationCreds, BinaryNode, ConnectionState, WASocket, proto } from '@whiskeysockets/baileys';
+import type { AnyMessageContent, AuthenticationCreds, BinaryNode, ConnectionState, WASocket, WAVersion, proto } from '@whiskeysockets/baileys';
 import type {
   ButtonsContent,
   ChatDriver,
@@ -18,10 +18,10 @@ import type {
 } from '../driver.js';
 import { BoundedMap } from '../bounded-map.js';
 import { ChatNetworkError, NotConnectedError } from '../errors.js';
-import { classifyNetworkFailure, type NetworkFailure } from '../network-failure.js';
+import { classifyNetworkFailure, versionRejected, type NetworkFailure } from '../network-failure.js';
 import type { SessionCredentials } from '../credentials/session-credentials.js';
-import { AckWaiter } from './ack-waiter.js';
 import { buttonsMessageProto, locationMessageContent, mediaMessageContent } from './content.js';
+import { boundCloseHandshake } from './keepalive.js';
 import { RecipientDirectory } from './recipient-directory.js';
 import { reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
 import { closeAction, socketConfig, type SocketSettings } from './socket-settings.js';
@@ -29,6 +29,8 @@ import { downloadMedia } from './media-download.js';
 import { ReceiptTracker } from './translate-events.js';
 import { toInbound } from './translate-inbound.js';
 import type { TranslatedInbound } from './translate-inbound.js';
+import { MessageSends, type MessageWrite } from './message-sends.js';
+import { BUNDLED_WA_WEB_VERSION, type WaWebVersions } from './wa-web-version.js';
 
 export interface BaileysDriverOptions {
   sessionId: string;
@@ -37,6 +39,8 @@ export interface BaileysDriverOptions {
   reconnect: ReconnectPolicy;
   /** How long a send waits for the network's acknowledgement. */
   ackTimeoutMs: number;
+  /** The WhatsApp Web version to announce, shared by the process's sockets. */
+  versions: WaWebVersions;
 }
 
 /** Messages kept for Baileys' retry requests (`getMessage`) and for quoting; older ones are dropped. */
@@ -46,6 +50,9 @@ const NEXT_QR_MS = 20_000;
 /** How long a stop lets the network acknowledge the sends already written. */
 const ACKS_ON_STOP_MS = 2_000;
 
+/** Writes one message's content on a socket; answers what was sent, for `getMessage` and quoting. */
+type ContentWrite = (socket: WASocket, jid: string, messageId: string) => Promise<{ message?: proto.IMessage | null } | undefined>;
+
 interface RecentMessage {
   message: proto.IMessage;
   fromMe: boolean;
@@ -54,12 +61,18 @@ interface RecentMessage {
 /** One session's connection through Baileys 7; see `ChatDriver` for the contract. */
 export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implements ChatDriver {
   readonly #options: BaileysDriverOptions;
-  readonly #acks: AckWaiter;
+  readonly #sends: MessageSends;
   readonly #receipts = new ReceiptTracker();
   readonly #recent = new BoundedMap<string, RecentMessage>(RECENT_MESSAGES);
   readonly #recipients = new RecipientDirectory();
   #creds: AuthenticationCreds | undefined;
   #socket: WASocket | undefined;
+  /** The WhatsApp Web version the current (or last) socket announced. */
+  #version: WAVersion | undefined;
+  /** The network refused a version since the last open, and a fresh one is being (or was) tried. */
+  #versionRetried = false;
+  /** An open connection was lost since the last open: the next open is a reconnect. */
+  #lost = false;
   #open = false;
   #running = false;
   #failedAttempts = 0;
@@ -73,7 +86,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   constructor(options: BaileysDriverOptions) {
     super();
     this.#options = options;
-    this.#acks = new AckWaiter(options.ackTimeoutMs);
+    this.#sends = new MessageSends(options.ackTimeoutMs);
   }
 
   get sessionId(): string {
@@ -84,6 +97,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     if (this.#running) return;
     this.#running = true;
     this.#failedAttempts = 0;
+    this.#versionRetried = false;
+    this.#lost = false;
     const start = ++this.#starts;
     let creds: AuthenticationCreds;
     try {
@@ -109,7 +124,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     // Sends already written get their acks first (bounded): cut off, they would be in doubt and
     // carried again by the next owner under the same id.
     const acksBy = performance.now() + (options.waitForAcks === false ? 0 : ACKS_ON_STOP_MS);
-    while (this.#open && this.#acks.size > 0 && performance.now() < acksBy) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (this.#open && this.#sends.pending > 0 && performance.now() < acksBy) await new Promise((resolve) => setTimeout(resolve, 5));
     this.#closeSocket(new NotConnectedError(this.sessionId));
     // Baileys' end() drops every 'close' listener of its socket before closing it: watched by state instead.
     const giveUpAt = performance.now() + 3_000;
@@ -157,25 +172,22 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     return this.#send(to, options, (socket, jid, messageId) => socket.sendMessage(jid, content, { messageId }));
   }
 
-  async #send(
-    to: PhoneNumber,
-    options: SendOptions,
-    write: (socket: WASocket, jid: string, messageId: string) => Promise<{ message?: proto.IMessage | null } | undefined>,
-  ): Promise<SentMessage> {
+  /** The recipient lookup counts against the ack deadline: on a silent socket it would wait 60 s. */
+  async #send(to: PhoneNumber, options: SendOptions, write: ContentWrite): Promise<SentMessage> {
     const socket = this.#requireOpenSocket();
-    const jid = await this.#recipients.requireOnNetwork(socket, to);
     const messageId = options.id ?? generateMessageIDV2(socket.user?.id);
-    const acknowledged = this.#acks.expect(messageId);
-    // The ack deadline can pass while a large upload is still being written: that rejection is
-    // the caller's (returned below), not an unhandled one that would end the process.
-    acknowledged.catch(() => undefined);
-    try {
-      const sent = await write(socket, jid, messageId);
-      if (sent?.message) this.#recent.set(messageId, { message: sent.message, fromMe: true });
-    } catch (error) {
-      this.#acks.fail(messageId, this.#isOpen(socket) ? new ChatNetworkError('sending failed', { cause: error }) : new NotConnectedError(this.sessionId));
-    }
-    return acknowledged;
+    const prepare = async (): Promise<MessageWrite> => {
+      const jid = await this.#recipients.requireOnNetwork(socket, to);
+      return async (target) => {
+        const sent = await write(target, jid, messageId);
+        if (sent?.message) this.#recent.set(messageId, { message: sent.message, fromMe: true });
+      };
+    };
+    return this.#sends.send(messageId, socket, prepare, (error) => this.#writeFailure(socket, error));
+  }
+
+  #writeFailure(socket: WASocket, error: unknown): Error {
+    return this.#isOpen(socket) ? new ChatNetworkError('sending failed', { cause: error }) : new NotConnectedError(this.sessionId);
   }
 
   #quoted(jid: string, quotedId: string) {
@@ -197,21 +209,32 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     return this.#open && socket === this.#socket;
   }
 
-  #connect(): void {
+  /** Opens the next socket once the version to announce is known (the current one unless given). */
+  #connect(version: Promise<WAVersion> = this.#options.versions.current()): void {
     this.#reconnectTimer = undefined;
+    const start = this.#starts;
+    void version.then((announced) => {
+      // Stopped, logged out or started anew while the version was looked up.
+      if (this.#running && start === this.#starts && !this.#socket) this.#openSocket(announced);
+    });
+  }
+
+  #openSocket(version: WAVersion): void {
     const { credentials, settings } = this.#options;
     // Loaded by start(); only a logout clears them, and that also ends the running.
     const creds = this.#creds;
     if (!creds) return;
     const { saveCreds, ...auth } = credentials.authStateUntilWipe(creds);
-    const socket = makeWASocket(socketConfig(settings, auth, async (key) => this.#recent.get(key.id ?? '')?.message));
+    const socket = makeWASocket(socketConfig(settings, auth, async (key) => this.#recent.get(key.id ?? '')?.message, version));
+    boundCloseHandshake(socket);
     this.#socket = socket;
+    this.#version = version;
     this.#qrIssued = 0;
     socket.ev.on('creds.update', saveCreds);
     socket.ev.on('connection.update', (update) => this.#onConnectionUpdate(socket, update));
     socket.ev.on('messages.update', (updates) => this.#emitReceipts(this.#receipts.fromUpdates(updates)));
     socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(messages, type));
-    socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#acks.onAck(node));
+    socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#sends.onAck(node));
     // An HTTP answer instead of the WebSocket upgrade (a blocking proxy, a refusal): Baileys would
     // wait out its connect timeout. End the attempt now; no status code, so it is not read as a
     // logout (403 would be), and the message names the status for classifyNetworkFailure.
@@ -255,7 +278,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   #onConnectionUpdate(socket: WASocket, update: Partial<ConnectionState>): void {
     if (socket !== this.#socket) return;
     if (update.qr) this.#emitQr(update.qr);
-    if (update.connection === 'open') this.#onOpen();
+    if (update.connection === 'open') this.#onOpen(socket);
     if (update.connection === 'close') this.#onClose(update.lastDisconnect?.error);
   }
 
@@ -265,28 +288,46 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.emit('qr', { code, expiresAt: new Date(Date.now() + lifetimeMs) });
   }
 
-  #onOpen(): void {
+  #onOpen(socket: WASocket): void {
     this.#open = true;
     this.#failedAttempts = 0;
+    this.#versionRetried = false;
+    const reconnected = this.#lost;
+    this.#lost = false;
+    // Written to the lost socket and never acknowledged: out again on this one, same ids.
+    this.#sends.rewriteOn(socket, (error) => this.#writeFailure(socket, error));
     const phone = jidDecode(this.#creds?.me?.id)?.user;
-    if (phone) this.emit('connected', { phone });
+    if (phone) this.emit('connected', { phone, ...(reconnected ? { reconnected } : {}) });
   }
 
   #onClose(error: (Error & { output?: { statusCode?: number } }) | undefined): void {
+    // A linked connection was lost (not a pairing socket, not a failed attempt).
+    this.#lost ||= this.#open;
     this.#open = false;
     this.#socket = undefined;
-    this.#acks.failAll(new ChatNetworkError('the connection closed before the network acknowledged the message', { cause: error }));
-    if (!this.#running) return;
+    if (!this.#running) return this.#failUnacknowledged(error);
     const action = closeAction({ statusCode: error?.output?.statusCode, message: error?.message });
+    // Sends already written wait for the next socket (until their deadline) where one follows.
     if (action === 'restart') return this.#connect();
-    if (action === 'logged_out') {
-      this.#running = false;
-      // The listener of `disconnected` ends the session and wipes again, reporting a failure.
-      return void this.#loggedOut().catch(() => undefined);
-    }
-    if (action === 'reconnect') return this.#scheduleReconnect(classifyNetworkFailure(error));
+    if (action === 'reconnect') return this.#scheduleReconnect(classifyNetworkFailure(error, this.#options.settings.keepAliveIntervalMs));
+    if (action === 'version_refused') return this.#versionRefused(error);
+    this.#failUnacknowledged(error);
     this.#running = false;
+    // The listener of `disconnected` ends the session and wipes again, reporting a failure.
+    if (action === 'logged_out') return void this.#loggedOut().catch(() => undefined);
     this.#disconnected(action, false);
+  }
+
+  /** Refused as outdated: once with the version looked up anew, then the session cannot go on. */
+  #versionRefused(error: Error | undefined): void {
+    const refused = this.#version ?? BUNDLED_WA_WEB_VERSION;
+    if (!this.#versionRetried) {
+      this.#versionRetried = true;
+      return this.#connect(this.#options.versions.refreshed(refused));
+    }
+    this.#failUnacknowledged(error);
+    this.#running = false;
+    this.#disconnected('version_rejected', false, versionRejected(refused));
   }
 
   #scheduleReconnect(failure: NetworkFailure | undefined): void {
@@ -296,9 +337,14 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#disconnected('connection_lost', willReconnect, failure);
     if (!willReconnect) {
       this.#running = false;
+      this.#failUnacknowledged(undefined);
       return;
     }
     this.#reconnectTimer = setTimeout(() => this.#connect(), reconnectDelayMs(reconnect, this.#failedAttempts));
+  }
+
+  #failUnacknowledged(cause: Error | undefined): void {
+    this.#sends.failAll(new ChatNetworkError('the connection closed before the network acknowledged the message', { cause }));
   }
 
   /** Wipes the credentials (started before `disconnected` is told; resolves once they are gone). */
@@ -320,7 +366,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     const socket = this.#socket;
     this.#socket = undefined;
     this.#open = false;
-    this.#acks.failAll(reason);
+    this.#sends.failAll(reason);
     socket?.end(undefined);
   }
 }

@@ -4,10 +4,12 @@ import { SessionCredentials } from '../credentials/session-credentials.js';
 import type { CredentialsStore } from '../credentials/credentials-store.js';
 import { BaileysChatDriver } from './baileys-chat-driver.js';
 import { installWorkingCurveVerify } from './baileys-curve-verify.js';
+import { DEFAULT_KEEPALIVE_INTERVAL_MS } from './keepalive.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy } from './reconnect-policy.js';
 import { createSharedBaileysCaches } from './shared-cache.js';
 import { silenceLibsignalConsole } from './silence-libsignal.js';
 import type { SocketSettings } from './socket-settings.js';
+import { defaultVersionLookup, WaWebVersions, type LatestWaWebVersion } from './wa-web-version.js';
 
 export interface BaileysChatNetworkOptions {
   network: ChatNetworkConfig;
@@ -19,6 +21,17 @@ export interface BaileysChatNetworkOptions {
   /** Lifetime of each pairing code; unset = the network's usual 60 s then 20 s. */
   qrTimeoutMs?: number;
   reconnect?: Partial<ReconnectPolicy>;
+  /**
+   * How often each socket pings the network; a socket that went silent is found within twice
+   * this and reconnected. Default 20 s (found within 40 s); tests shorten it.
+   */
+  keepAliveIntervalMs?: number;
+  /**
+   * Looks up the WhatsApp Web version the network expects now, at the first connect and again
+   * when the network refuses one as outdated. Default: web.whatsapp.com's current revision for
+   * the real network at its real address, none otherwise (Baileys' bundled version); tests give one.
+   */
+  latestWaWebVersion?: LatestWaWebVersion;
 }
 
 /**
@@ -29,6 +42,7 @@ export class BaileysChatNetwork {
   private constructor(
     private readonly options: BaileysChatNetworkOptions,
     private readonly settings: SocketSettings,
+    private readonly versions: WaWebVersions,
   ) {}
 
   static async connect(options: BaileysChatNetworkOptions): Promise<BaileysChatNetwork> {
@@ -38,9 +52,10 @@ export class BaileysChatNetwork {
     const settings: SocketSettings = {
       network,
       caches: createSharedBaileysCaches(),
+      keepAliveIntervalMs: options.keepAliveIntervalMs ?? DEFAULT_KEEPALIVE_INTERVAL_MS,
       ...(options.qrTimeoutMs === undefined ? {} : { qrTimeoutMs: options.qrTimeoutMs }),
     };
-    return new BaileysChatNetwork(options, settings);
+    return new BaileysChatNetwork(options, settings, new WaWebVersions(options.latestWaWebVersion ?? defaultVersionLookup(network)));
   }
 
   createDriver(sessionId: string): ChatDriver {
@@ -52,6 +67,7 @@ export class BaileysChatNetwork {
       settings: this.settings,
       reconnect: { ...DEFAULT_RECONNECT_POLICY, ...this.options.reconnect },
       ackTimeoutMs: this.options.ackTimeoutMs ?? 10_000,
+      versions: this.versions,
     });
   }
 }

@@ -59,6 +59,8 @@ describe('closing', () => {
     [408, 'Connection was lost', 'reconnect'],
     [428, 'Connection Terminated', 'reconnect'],
     [440, 'Stream Errored (conflict)', 'connection_replaced'],
+    [405, 'Connection Failure', 'version_refused'],
+    [503, 'Connection Failure', 'reconnect'],
     [undefined, undefined, 'reconnect'],
   ])('status %s (%s) means %s', (statusCode, message, action) => {
     expect(closeAction({ statusCode, message })).toBe(action);

@@ -1,5 +1,5 @@
 import { Browsers, DisconnectReason } from '@whiskeysockets/baileys';
-import type { AuthenticationState, UserFacingSocketConfig, WAMessageKey, proto } from '@whiskeysockets/baileys';
+import type { AuthenticationState, UserFacingSocketConfig, WAMessageKey, WAVersion, proto } from '@whiskeysockets/baileys';
 import { pino } from 'pino';
 import type { ResolvedNetwork } from '../network.js';
 import type { SharedBaileysCaches } from './shared-cache.js';
@@ -12,6 +12,8 @@ export interface SocketSettings {
   caches: SharedBaileysCaches;
   /** Lifetime of each pairing code; unset = Baileys' default (60 s for the first, 20 s after). */
   qrTimeoutMs?: number;
+  /** How often each socket pings the network; silence is noticed within twice this (`keepalive.ts`). */
+  keepAliveIntervalMs: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export function socketConfig(
   settings: SocketSettings,
   auth: AuthenticationState,
   getMessage: (key: WAMessageKey) => Promise<proto.IMessage | undefined>,
+  version: WAVersion,
 ): UserFacingSocketConfig {
   return {
     ...(settings.network.waWebSocketUrl ? { waWebSocketUrl: settings.network.waWebSocketUrl } : {}),
@@ -31,6 +34,8 @@ export function socketConfig(
     ...(settings.network.agent ? { agent: settings.network.agent } : {}),
     ...(settings.qrTimeoutMs === undefined ? {} : { qrTimeout: settings.qrTimeoutMs }),
     auth,
+    version,
+    keepAliveIntervalMs: settings.keepAliveIntervalMs,
     logger: silentLogger,
     browser: Browsers.ubuntu('Chrome'),
     enableRecentMessageCache: false,
@@ -47,9 +52,13 @@ export function socketConfig(
 }
 
 /** What the driver does after Baileys closed a socket. */
-export type CloseAction = 'restart' | 'reconnect' | 'logged_out' | 'pairing_timeout' | 'connection_replaced';
+export type CloseAction = 'restart' | 'reconnect' | 'logged_out' | 'pairing_timeout' | 'connection_replaced' | 'version_refused';
 
 const FORBIDDEN = 403;
+/** `<failure reason="405"/>` at login or registration: this client version is outdated (whatsmeow `ConnectFailureClientOutdated`). */
+const CLIENT_OUTDATED = 405;
+/** Baileys' message for a `<failure>` stanza (socket.js, `CB:failure`). */
+const CONNECTION_FAILURE = 'Connection Failure';
 /** Baileys' only signal that every pairing code expired (socket.js, `genPairQR`). */
 const QR_REFS_ENDED = 'QR refs attempts ended';
 
@@ -57,9 +66,11 @@ const QR_REFS_ENDED = 'QR refs attempts ended';
  * 515 follows a successful pairing: the network asks for a fresh login with the new creds.
  * 401/403/411 mean the device is no longer linked (or may never be): reconnecting cannot help.
  * 408 is both "connection lost" and "QR refs ended"; only Baileys' message tells them apart.
+ * A 405 failure refuses the announced WhatsApp Web version: another version may be let in.
  */
 export function closeAction(close: { statusCode: number | undefined; message: string | undefined }): CloseAction {
   if (close.statusCode === DisconnectReason.timedOut && close.message === QR_REFS_ENDED) return 'pairing_timeout';
+  if (close.statusCode === CLIENT_OUTDATED && close.message === CONNECTION_FAILURE) return 'version_refused';
   switch (close.statusCode) {
     case DisconnectReason.restartRequired:
       return 'restart';
