@@ -50,6 +50,7 @@ export * from './quota/events.js';
 export * from './quota/subjects.js';
 
 export * from './admin/http.js';
+export * from './admin/audit-http.js';
 export * from './health/http.js';
 export * from './health/ready.js';
 

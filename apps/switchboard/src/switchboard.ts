@@ -13,6 +13,7 @@ import type { SwitchboardConfig } from '@switchboard/service-kit';
 import { startSessionsService } from '@switchboard/sessions';
 import { createLogger, startTelemetry } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
+import { auditExporter } from './cli/audit/export-writer.js';
 
 export interface StartSwitchboardOptions {
   env?: Record<string, string | undefined>;
@@ -55,7 +56,8 @@ export async function startSwitchboard(options: StartSwitchboardOptions = {}): P
     closers.push(() => bus.close());
     // Ports first: a port in use stops the start before anything is created (the first account's
     // key would be shown and lost). Until the services are up the gateway answers 503, /readyz not ready.
-    const gateway = await buildGateway({ bus, config, logger });
+    // In one process with the services, the gateway can read their stores: it serves the audit export.
+    const gateway = await buildGateway({ bus, config, logger, auditExport: auditExporter(config) });
     closers.push(() => gateway.close());
     await gateway.listen({ host: config.host ?? '127.0.0.1', port: config.port });
     // The gateway's /metrics already covers this one process; a separate port only when asked for.

@@ -31,8 +31,8 @@ export interface StreamChainSummary {
   chainedFrom: bigint | undefined;
   /** The hash the stream's last chained event carries (what an export records as its head). */
   head: string | undefined;
-  /** The `prevHash` the checked chain starts from: genesis for a whole stream, the first event's link for a slice. */
-  startHash: string | undefined;
+  /** For a slice (`start: 'first-event'`): the `prevHash` its chain starts from. A whole stream starts at genesis. */
+  startHash?: string | undefined;
 }
 
 export interface StreamChainCheckOptions {
@@ -131,7 +131,7 @@ export class StreamChainCheck {
       unchainedEvents: this.#unchained,
       chainedFrom: this.#chainedFrom,
       head: (this.#suspect ?? this.#last)?.hash,
-      startHash: this.#startHash,
+      ...(this.#startsAtFirstEvent ? { startHash: this.#startHash } : {}),
     };
   }
 

@@ -24,6 +24,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import type { RouteRegistrar } from './routes/index.js';
+import type { AuditExporter } from './routes/audit.js';
 
 export interface BuildGatewayOptions {
   bus: Bus;
@@ -39,6 +40,8 @@ export interface BuildGatewayOptions {
   blobStore?: BlobStore;
   /** Whole-request timeout and body-rate floor; default REQUEST_LIMITS (tests make them small). */
   requestLimits?: RequestLimits;
+  /** Serves GET /v1/admin/audit/export from the event stores; without it that endpoint answers 503 (distributed mode). */
+  auditExport?: AuditExporter;
 }
 
 /**
@@ -76,7 +79,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   const auth = await Authenticator.start({ bus: options.bus, logger: app.log, adminApiKey: options.config.adminApiKey, cacheTtlMs: options.authCacheTtlMs });
   const { config } = options;
   const blobs = options.blobStore ?? lazyBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'gateway-media' });
-  app.decorate('gateway', { bus: options.bus, config, auth, services: options.services ?? BACKEND_SERVICES, blobs });
+  app.decorate('gateway', { bus: options.bus, config, auth, services: options.services ?? BACKEND_SERVICES, blobs, auditExport: options.auditExport });
   app.addHook('onClose', async () => {
     await auth.close();
     if (options.blobStore === undefined) await blobs.close();

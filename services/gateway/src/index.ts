@@ -3,6 +3,7 @@ export type { BuildGatewayOptions } from './app.js';
 export { defineRoute, validateInput } from './routes/kit.js';
 export type { RouteContext, RouteHandler, RouteOptions, RouteScope } from './routes/kit.js';
 export type { RouteRegistrar } from './routes/index.js';
+export type { AuditExporter, AuditExportRequest } from './routes/audit.js';
 export { toPublicError, RETRY_AFTER_UNAVAILABLE_SECONDS } from './http/errors.js';
 export { BODY_LIMIT_BYTES } from './http/body.js';
 export { REQUEST_LIMITS } from './http/request-limits.js';

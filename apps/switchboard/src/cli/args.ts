@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
-import { AccountId, KeyId, Plan } from '@switchboard/contracts';
+import { AccountId, AuditExportFormat, AuditTimeBound, KeyId, MessageId, Phone, Plan, SessionId, auditTimeOf } from '@switchboard/contracts';
+import type { ServiceName } from '@switchboard/service-kit';
+import type { FactQuery, TimeWindow } from './audit/fact-query.js';
 
 /** A parsed command line. */
 export type CliCommand =
@@ -10,7 +12,16 @@ export type CliCommand =
   | { kind: 'accounts close'; accountId: AccountId }
   | { kind: 'keys create'; accountId: AccountId; admin: boolean }
   | { kind: 'keys list'; accountId: AccountId }
-  | { kind: 'keys revoke'; keyId: KeyId };
+  | { kind: 'keys revoke'; keyId: KeyId }
+  | { kind: 'audit verify'; service: ServiceName | undefined; stream: string | undefined; file: string | undefined }
+  | { kind: 'audit history'; query: FactQuery; window: TimeWindow }
+  | { kind: 'audit export'; accountId: AccountId; window: TimeWindow; format: AuditExportFormat; out: string };
+
+/** The commands that read the event stores directly (`switchboard audit …`). */
+export type AuditCommand = Extract<CliCommand, { kind: `audit ${string}` }>;
+
+/** The services that own event stores, in the order `audit` walks them. */
+export const AUDITED_SERVICES: readonly ServiceName[] = ['sessions', 'messaging', 'quota', 'events'];
 
 export interface CliInvocation {
   command: CliCommand;
@@ -33,11 +44,23 @@ Keys
   switchboard keys create <accountId> [--admin]               issue a key (scope "api", or "admin" with --admin); printed once
   switchboard keys list <accountId>                           the account's keys (never their secrets)
   switchboard keys revoke <keyId>                             revoke a key (effective within a second everywhere)
+Audit
+  switchboard audit verify [--service <s>] [--stream <name>]  check every event's hash chain; exit 1 on any event
+                                                              altered, removed, inserted or reordered
+  switchboard audit verify --file <export>                    check an export: its chains and its manifest; exit 1 on any finding
+  switchboard audit history --message <id> | --session <id> | --account <id> | --contact <phone> [--from <t>] [--to <t>]
+                                                              the recorded facts in order: time, service, event, what
+                                                              matters, and the request that caused it
+  switchboard audit export --account <id> --out <file> [--format jsonl|csv] [--from <t>] [--to <t>]
+                                                              every event of the account, then a manifest to check it by
 
 Options
   --json        machine-readable output
   -h, --help    this help
 
+Services: sessions, messaging, quota, events (their event stores: SQLite under SWITCHBOARD_DATA_DIR, or
+SWITCHBOARD_EVENTSTORE_URL). Audit commands read the stores directly, in either mode. Times (--from, inclusive;
+--to, exclusive) are ISO 8601 UTC times or UTC days (2026-11-21 is its 00:00).
 Plans: free (1 session, 50 messages/day), basic (5, 1,000), premium (20, 10,000), enterprise (unlimited).
 Mode: with SWITCHBOARD_NATS_URL set, asks the quota service over NATS; otherwise works directly on
 the event store in SWITCHBOARD_DATA_DIR (default ./data), also while the server is running.`;
@@ -48,6 +71,17 @@ const options = {
   name: { type: 'string' },
   plan: { type: 'string' },
   admin: { type: 'boolean' },
+  service: { type: 'string' },
+  stream: { type: 'string' },
+  file: { type: 'string' },
+  message: { type: 'string' },
+  session: { type: 'string' },
+  account: { type: 'string' },
+  contact: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  format: { type: 'string' },
+  out: { type: 'string' },
 } as const;
 
 export function parseCommandLine(argv: readonly string[]): CliInvocation {
@@ -64,7 +98,7 @@ export function parseCommandLine(argv: readonly string[]): CliInvocation {
   return { command: toCommand(`${group} ${verb ?? ''}`.trim(), rest, values), json };
 }
 
-type Values = { name?: string | undefined; plan?: string | undefined; admin?: boolean | undefined };
+type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean | undefined : string | undefined };
 
 function toCommand(kind: string, rest: string[], values: Values): CliCommand {
   switch (kind) {
@@ -89,6 +123,23 @@ function toCommand(kind: string, rest: string[], values: Values): CliCommand {
     case 'keys revoke':
       expectArgs(kind, rest, 1);
       return { kind, keyId: parseWith(KeyId, rest[0], 'keyId') };
+    case 'audit verify':
+      expectArgs(kind, rest, 0);
+      if (values.file !== undefined && (values.service !== undefined || values.stream !== undefined)) throw new UsageError('--file checks an export on its own: leave out --service and --stream');
+      return { kind, service: parseService(values.service), stream: parseStream(values.stream), file: parseFile(values.file, '--file') };
+    case 'audit history':
+      expectArgs(kind, rest, 0);
+      return { kind, query: parseFactQuery(values), window: parseWindow(values) };
+    case 'audit export':
+      expectArgs(kind, rest, 0);
+      if (values.account === undefined) throw new UsageError('--account is required: the account whose events are exported');
+      return {
+        kind,
+        accountId: parseWith(AccountId, values.account, '--account'),
+        window: parseWindow(values),
+        format: parseWith(AuditExportFormat, values.format ?? 'jsonl', '--format'),
+        out: parseFile(values.out, '--out') ?? missing('--out is required: the file to write'),
+      };
     default:
       throw new UsageError(`unknown command "${kind}"; see switchboard --help`);
   }
@@ -96,6 +147,50 @@ function toCommand(kind: string, rest: string[], values: Values): CliCommand {
 
 function expectArgs(kind: string, rest: string[], count: number): void {
   if (rest.length !== count) throw new UsageError(`"switchboard ${kind}" takes ${count} argument${count === 1 ? '' : 's'}, got ${rest.length}; see switchboard --help`);
+}
+
+function parseService(value: string | undefined): ServiceName | undefined {
+  if (value === undefined) return undefined;
+  const service = AUDITED_SERVICES.find((name) => name === value);
+  if (service === undefined) throw new UsageError(`--service: one of ${AUDITED_SERVICES.join(', ')} (got "${value}")`);
+  return service;
+}
+
+function parseStream(value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError('--stream: a stream name, such as message-msg_01J…');
+  return value;
+}
+
+/** Exactly one of --message, --session, --account, --contact. */
+function parseFactQuery(values: Values): FactQuery {
+  const given = (['message', 'session', 'account', 'contact'] as const).filter((name) => values[name] !== undefined);
+  if (given.length !== 1) throw new UsageError('give one of --message <id>, --session <id>, --account <id> or --contact <phone>');
+  switch (given[0]!) {
+    case 'message':
+      return { by: 'message', messageId: parseWith(MessageId, values.message, '--message') };
+    case 'session':
+      return { by: 'session', sessionId: parseWith(SessionId, values.session, '--session') };
+    case 'account':
+      return { by: 'account', accountId: parseWith(AccountId, values.account, '--account') };
+    case 'contact':
+      return { by: 'contact', phone: parseWith(Phone, values.contact, '--contact') };
+  }
+}
+
+function parseWindow(values: Values): TimeWindow {
+  const bound = (value: string | undefined, what: string) => (value === undefined ? undefined : auditTimeOf(parseWith(AuditTimeBound, value, what)));
+  const window = { from: bound(values.from, '--from'), to: bound(values.to, '--to') };
+  if (window.from !== undefined && window.to !== undefined && window.from >= window.to) throw new UsageError('--from must come before --to');
+  return window;
+}
+
+function parseFile(value: string | undefined, what: string): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError(`${what}: a file name`);
+  return value;
+}
+
+function missing(message: string): never {
+  throw new UsageError(message);
 }
 
 function parsePlan(value: string | undefined, what: string): Plan {

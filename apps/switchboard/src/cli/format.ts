@@ -12,3 +12,6 @@ export function fields(entries: readonly (readonly [string, string])[]): string 
 }
 
 export const orNone = (value: string | null | undefined): string => value ?? '-';
+
+/** A whole number with thousands separators: `1,234,567`. */
+export const count = (value: number): string => Math.round(value).toLocaleString('en-US');

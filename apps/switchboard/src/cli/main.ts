@@ -4,13 +4,17 @@ import { ConfigError, loadConfig } from '@switchboard/service-kit';
 import { openQuotaEngine } from '@switchboard/quota';
 import type { QuotaEngine } from '@switchboard/quota';
 import { UsageError, parseCommandLine } from './args.js';
+import type { AuditCommand, CliCommand } from './args.js';
+import { runAuditCommand } from './audit/audit-commands.js';
 import { busClient, embeddedClient } from './client.js';
 import type { AdminClient } from './client.js';
 import { helpOutput, runCommand } from './run.js';
-import type { CliOutput } from './run.js';
+import type { CliOutput, PrintedOutput } from './run.js';
 
 /**
- * `switchboard …`: operator commands for accounts and keys. Distributed mode when
+ * `switchboard …`: operator commands for accounts and keys, and audits of the event stores
+ * (`audit …`, read directly from the stores the configuration names, in either mode). For accounts
+ * and keys: distributed mode when
  * SWITCHBOARD_NATS_URL is set (the quota service answers over NATS, and the sessions service when
  * an account is closed), embedded otherwise (the quota domain on the SQLite store under
  * SWITCHBOARD_DATA_DIR; a running server picks the events up from the shared file and publishes
@@ -19,9 +23,12 @@ import type { CliOutput } from './run.js';
 export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
   try {
     const { command, json } = parseCommandLine(argv);
-    const output: CliOutput = command.kind === 'help' ? helpOutput : await withClient(env, (client) => runCommand(command, client));
+    const output: CliOutput | PrintedOutput = command.kind === 'help'
+      ? helpOutput
+      : isAudit(command) ? await runAuditCommand(command, loadConfig(env), json) : await withClient(env, (client) => runCommand(command, client));
+    if ('printed' in output) return output.exitCode;
     process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
-    return 0;
+    return output.exitCode ?? 0;
   } catch (error) {
     for (const line of describe(error, env)) process.stderr.write(`switchboard: ${line}\n`);
     return error instanceof UsageError ? 2 : 1;
@@ -45,6 +52,8 @@ async function withClient<T>(env: Record<string, string | undefined>, work: (cli
     await engine.close();
   }
 }
+
+const isAudit = (command: CliCommand): command is AuditCommand => command.kind.startsWith('audit ');
 
 function describe(error: unknown, env: Record<string, string | undefined>): string[] {
   if (error instanceof ConfigError) return [...error.problems];

@@ -1,19 +1,26 @@
 import type { AccountView, ApiKeyScope, ApiKeyView } from '@switchboard/contracts';
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
-import type { CliCommand } from './args.js';
+import type { AuditCommand, CliCommand } from './args.js';
 import { USAGE } from './args.js';
 import type { AdminClient, ClosedAccount } from './client.js';
 import { fields, orNone, table } from './format.js';
 
-/** What a command prints: a human text, and the value `--json` prints instead. */
+/** What a command prints: a human text, and the value `--json` prints instead; and how it exits (default 0). */
 export interface CliOutput {
   text: string;
   json: unknown;
+  exitCode?: number;
+}
+
+/** A command that printed its output as it went (a long history is never held in memory): only how it exits. */
+export interface PrintedOutput {
+  printed: true;
+  exitCode: number;
 }
 
 const keyWarning = 'Store this key now: it is shown only once and cannot be recovered.';
 
-export async function runCommand(command: Exclude<CliCommand, { kind: 'help' }>, client: AdminClient): Promise<CliOutput> {
+export async function runCommand(command: Exclude<CliCommand, { kind: 'help' } | AuditCommand>, client: AdminClient): Promise<CliOutput> {
   switch (command.kind) {
     case 'accounts create': {
       const apiKey = mintApiKey();

@@ -28,6 +28,10 @@ function block(start: string): ShellBlock {
 /** Blocks this test does not run, each with the reason. */
 const NOT_RUN: Record<string, string> = {
   'npx switchboard accounts create': 'its ids (acc_01…, key_01…) and [--admin] are placeholders for what earlier lines print; test/cli.spec.ts runs each command',
+  'npx switchboard audit verify': 'its stream name is a placeholder; test/audit-cli.spec.ts runs verify on untouched and tampered stores',
+  'npx switchboard audit history': 'its ids are placeholders; test/audit-history-cli.spec.ts and test/e2e/audit.e2e.spec.ts run each query',
+  'npx switchboard audit export': 'its account id is a placeholder; test/audit-export-cli.spec.ts exports and verifies both formats',
+  'curl -OJ': 'its account id is a placeholder; test/e2e/audit.e2e.spec.ts calls the export over HTTP',
 };
 
 const FIRST_START = block('npm ci && npm start');

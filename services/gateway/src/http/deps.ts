@@ -2,6 +2,7 @@ import type { BlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { SwitchboardConfig } from '@switchboard/service-kit';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { AuditExporter } from '../routes/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestTrace } from './trace.js';
 
@@ -14,6 +15,8 @@ export interface GatewayDeps {
   readonly services: readonly string[];
   /** The media blob store shared with messaging and sessions: inline media goes there, not on the bus. */
   readonly blobs: BlobStore;
+  /** Reads the event stores for GET /v1/admin/audit/export; only where they can be opened (the embedded app). */
+  readonly auditExport: AuditExporter | undefined;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,4 @@
-import { ADMIN_ENDPOINTS, ERROR_DEFAULT_MESSAGE, ERROR_HTTP_STATUS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, IdempotencyKey, MESSAGE_ENDPOINTS, PublicEvent, PublicEventId, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
+import { ADMIN_ENDPOINTS, AUDIT_EXPORT_ENDPOINT, ERROR_DEFAULT_MESSAGE, ERROR_HTTP_STATUS, ErrorEnvelope, HEALTH_ENDPOINTS, HTTP_EXAMPLES, IdempotencyKey, MESSAGE_ENDPOINTS, PublicEvent, PublicEventId, SESSION_ENDPOINTS, WEBHOOK_ENDPOINTS } from '@switchboard/contracts';
 import type { EndpointContract, ErrorCode } from '@switchboard/contracts';
 import { maxHeaderSize } from 'node:http';
 import { z } from 'zod';
@@ -6,6 +6,7 @@ import { BODY_LIMIT_BYTES } from '../http/body.js';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../http/errors.js';
 import { UNLIMITED_RATE_LIMIT } from '../routes/messages.js';
 import { EVENT_STREAM_ENDPOINT, HEARTBEAT_MS, sseFrame } from '../routes/event-stream.js';
+import { exportFilename } from '../routes/audit.js';
 import { ENDPOINT_EXAMPLES, example } from './examples.js';
 import { apiDescription } from './info.js';
 import { OPERATION_DOCS } from './operations.js';
@@ -224,6 +225,61 @@ function eventStreamOperation(): Json {
   };
 }
 
+const EXAMPLE_ACCOUNT = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+const EXAMPLE_HASH = 'e8dba566068254707754409d5751da9909650a134e2908cf459f4af97cf288d0';
+const EXAMPLE_EXPORTED_EVENT = {
+  service: 'quota', stream: `account-${EXAMPLE_ACCOUNT}`, revision: 0, position: 1, id: 'b112d8b9-2aad-44d8-93f5-4cd732f6c23a', type: 'AccountOpened',
+  recordedAt: '2026-11-21T10:15:30.000Z', data: { accountId: EXAMPLE_ACCOUNT, name: 'Acme support', plan: 'basic', openedAt: '2026-11-21T10:15:30.000Z' },
+  metadata: { accountId: EXAMPLE_ACCOUNT, correlationId: EXAMPLE_REQUEST_ID, causationId: EXAMPLE_REQUEST_ID, occurredAt: '2026-11-21T10:15:30.000Z', schemaVersion: 1, prevHash: '0'.repeat(64), hash: EXAMPLE_HASH },
+};
+const EXAMPLE_MANIFEST = {
+  format: 'switchboard-audit-export', version: 1, accountId: EXAMPLE_ACCOUNT, from: null, to: null, exportedAt: '2026-11-21T12:00:00.000Z', events: 1, streams: 1,
+  stores: [{ service: 'quota', events: 1, firstPosition: 1, lastPosition: 1 }],
+  heads: { [`account-${EXAMPLE_ACCOUNT}`]: { service: 'quota', events: 1, firstRevision: 0, lastRevision: 0, startHash: '0'.repeat(64), hash: EXAMPLE_HASH } },
+};
+
+/** GET /v1/admin/audit/export answers a file (JSON Lines or CSV), not JSON: its body is described in words. */
+function auditExportOperation(): Json {
+  const endpoint = AUDIT_EXPORT_ENDPOINT;
+  const fileBody = (description: string, example: string): Json => ({ schema: { type: 'string', description }, example });
+  return {
+    operationId: 'admin.auditExport',
+    tags: ['admin'],
+    summary: 'Export an account\'s recorded events',
+    description:
+      'Every event recorded for the account (sessions, messages with their contents, receipts, keys, plan changes, webhooks), optionally of ' +
+      'a time window, in log order, as a file download streamed while the event stores are read; the last line (or CSV row) is a manifest ' +
+      'with the counts, the first and last log position per store and each stream\'s chain head, so that `switchboard audit verify --file` ' +
+      'can prove the file whole later. Served where the event stores can be opened (the embedded mode, `npm start`); a gateway running ' +
+      'as its own process answers 503 `SERVICE_UNAVAILABLE` and the export is made with `npx switchboard audit export` instead. A failure ' +
+      'after the first byte ends the file without its manifest.',
+    parameters: parameters(endpoint.query, 'query'),
+    responses: {
+      [String(endpoint.status)]: {
+        description: 'The export file (`Content-Disposition: attachment`), in the format asked for.',
+        headers: {
+          'X-Request-Id': headerRef('RequestId'),
+          'Content-Disposition': header('`attachment` with the file name: the account and the time of the export.', {
+            type: 'string',
+            example: `attachment; filename="${exportFilename(EXAMPLE_ACCOUNT, 'jsonl', new Date('2026-11-21T12:00:00.000Z'))}"`,
+          }),
+        },
+        content: {
+          'application/x-ndjson': fileBody(
+            '`format=jsonl`: one recorded event per line (store, stream, revision, position, id, type, recordedAt, data, metadata with `prevHash` and `hash`), then `{"manifest": …}`.',
+            `${JSON.stringify(EXAMPLE_EXPORTED_EVENT)}\n${JSON.stringify({ manifest: EXAMPLE_MANIFEST })}\n`,
+          ),
+          'text/csv': fileBody(
+            '`format=csv`: a header row, one row per event (`record` = `event`, data and metadata as JSON), then a row whose `record` is `manifest` with the manifest as JSON in `data`.',
+            'record,service,stream,revision,position,id,type,recordedAt,correlationId,causationId,prevHash,hash,data,metadata\n',
+          ),
+        },
+      },
+      ...errorResponses(errorCodesOf(endpoint, ['ACCOUNT_NOT_FOUND'], false)),
+    },
+  };
+}
+
 /** A response shared by every operation that can answer its one code. */
 function sharedErrorResponse(code: ErrorCode, description: string): Json {
   return {
@@ -297,6 +353,7 @@ function paths(): Json {
     }
   }
   result[openApiPath(EVENT_STREAM_ENDPOINT.path)] = { [EVENT_STREAM_ENDPOINT.method.toLowerCase()]: eventStreamOperation() };
+  result[openApiPath(AUDIT_EXPORT_ENDPOINT.path)] = { [AUDIT_EXPORT_ENDPOINT.method.toLowerCase()]: auditExportOperation() };
   return result;
 }
 
@@ -335,7 +392,7 @@ export function buildOpenApiDocument(): Json {
       { name: 'messages', description: 'Send messages through a connected session and read their status' },
       { name: 'webhooks', description: 'Endpoints that receive the account\'s events (Standard Webhooks signatures)' },
       { name: 'events', description: 'The live stream of the account\'s events (Server-Sent Events)' },
-      { name: 'admin', description: 'Accounts, plans and API keys (admin scope)' },
+      { name: 'admin', description: 'Accounts, plans, API keys and the audit export (admin scope)' },
       { name: 'health', description: 'Probes (no key)' },
     ],
     paths: paths(),

@@ -56,7 +56,7 @@ export function defineRoute<E extends EndpointContract>(
   handler: RouteHandler<E>,
   options: RouteOptions = {},
 ): void {
-  const scope = options.scope ?? (endpoint.path.startsWith('/v1/admin/') ? 'admin' : 'api');
+  const scope = scopeOf(endpoint, options);
   for (const url of pathsOf(endpoint.path)) {
     app.route({
       method: endpoint.method,
@@ -65,6 +65,10 @@ export function defineRoute<E extends EndpointContract>(
       handler: (request, reply) => inRequestContext(request.sbTrace, () => runHandler(app, endpoint, handler, request, reply)),
     });
   }
+}
+
+function scopeOf(endpoint: EndpointContract, options: RouteOptions): RouteScope {
+  return options.scope ?? (endpoint.path.startsWith('/v1/admin/') ? 'admin' : 'api');
 }
 
 function authHook(app: FastifyInstance, scope: ApiKeyScope) {
@@ -173,16 +177,22 @@ function routeContext(app: FastifyInstance, request: FastifyRequest, reply: Fast
 export type StreamRouteContext<E extends EndpointContract> = Omit<RouteContext<E>, 'body'>;
 
 /**
- * A long-lived response (`text/event-stream`): authentication, scope and query validation as
- * `defineRoute`, but the handler writes the response itself (after `reply.hijack()`). Errors it
- * throws before hijacking still answer with the error envelope.
+ * A streamed response (`text/event-stream`, a download): authentication, scope and query
+ * validation as `defineRoute`, but the handler writes the response itself (after
+ * `reply.hijack()`). Errors it throws before hijacking still answer with the error envelope.
  */
-export function defineStreamRoute<E extends EndpointContract>(app: FastifyInstance, endpoint: E, handler: (ctx: StreamRouteContext<E>) => Promise<void>): void {
+export function defineStreamRoute<E extends EndpointContract>(
+  app: FastifyInstance,
+  endpoint: E,
+  handler: (ctx: StreamRouteContext<E>) => Promise<void>,
+  options: RouteOptions = {},
+): void {
+  const scope = scopeOf(endpoint, options);
   for (const url of pathsOf(endpoint.path)) {
     app.route({
       method: endpoint.method,
       url,
-      onRequest: [authHook(app, 'api')],
+      onRequest: scope === 'public' ? [] : [authHook(app, scope)],
       handler: (request, reply) =>
         inRequestContext(request.sbTrace, async () => {
           const input = validateInput(endpoint, request);
