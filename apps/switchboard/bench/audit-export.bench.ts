@@ -9,60 +9,28 @@
  * writing the same number of bytes to a file in 64 KiB chunks: what the disk takes at best.
  */
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SqliteEventStore } from '@switchboard/eventstore';
-import type { NewEvent } from '@switchboard/eventstore';
 import { loadConfig } from '@switchboard/service-kit';
 import { verifyExportFile } from '../src/cli/audit/export-verification.js';
 import { writeAccountExport } from '../src/cli/audit/export-writer.js';
+import { BENCH_ACCOUNT as ACCOUNT, fillMessageStore, timed } from './message-store.js';
 
 const EVENTS = Number(process.env['BENCH_AUDIT_EVENTS'] ?? 200_000);
-const ACCOUNT = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
-const LIFE = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead'] as const;
-const IN_FLIGHT = 64;
 const SELF = fileURLToPath(import.meta.url);
 
-/** The `n`-th event of message `m`'s life, about the size the messaging service stores. */
-function messageEvent(m: number, n: number): NewEvent {
-  const messageId = `msg_01JD${String(m).padStart(22, '0')}`;
-  const at = new Date(Date.UTC(2026, 10, 21, 12, 0, 0, m * 10 + n)).toISOString();
-  const data = n === 0
-    ? { messageId, accountId: ACCOUNT, sessionId: 'ses_01JD8Z5W3X4Y5Z6A7B8C9D0E1G', to: '15551234567', content: { type: 'text', text: `Your order #${m} has shipped and arrives tomorrow.` }, quotedMessageId: null, idempotencyKeyHash: null, usageDay: '2026-11-21', acceptedAt: at }
-    : { messageId, [`${LIFE[n]!.slice(7).toLowerCase()}At`]: at, ...(n === 1 ? { networkMessageId: `3EB0${String(m).padStart(16, '0')}` } : {}) };
-  const correlationId = randomUUID();
-  return { type: LIFE[n]!, data, metadata: { accountId: ACCOUNT, correlationId, causationId: correlationId, occurredAt: at, schemaVersion: n === 0 ? 2 : 1 } };
-}
 
 async function fillStores(dataDir: string): Promise<void> {
   const quota = new SqliteEventStore(join(dataDir, 'quota', 'events.sqlite'));
   await quota.append(`account-${ACCOUNT}`, [{ type: 'AccountOpened', data: { accountId: ACCOUNT, name: null, plan: 'enterprise', openedAt: new Date().toISOString() }, metadata: { accountId: ACCOUNT } }], { expectedRevision: 'no_stream' });
   await quota.close();
-  const store = new SqliteEventStore(join(dataDir, 'messaging', 'events.sqlite'));
-  let next = 0;
-  const streams = Math.ceil(EVENTS / LIFE.length);
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < streams) {
-      const m = next++;
-      await store.append(`message-msg_${m}`, LIFE.map((_, n) => messageEvent(m, n)), { expectedRevision: 'no_stream' });
-    }
-  }));
-  await store.close();
+  await fillMessageStore(join(dataDir, 'messaging', 'events.sqlite'), EVENTS);
 }
 
-async function timed<T>(work: () => Promise<T>) {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const result = await work();
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  return { result, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
-}
 
 /** One measurement in this (child) process: rows, rows/s, CPU per row, MB/s written or read, peak RSS. */
 async function child(what: string, dataDir: string): Promise<void> {

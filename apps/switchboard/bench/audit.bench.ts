@@ -24,23 +24,13 @@ import { GENESIS_HASH, SqliteEventStore, TurnBatchedWrites, chainEvents, chainHe
 import type { EventStore, NewEvent } from '@switchboard/eventstore';
 import { loadConfig } from '@switchboard/service-kit';
 import { verifyStores } from '../src/cli/audit/verify-stores.js';
+import { MESSAGE_LIFE as LIFE, fillMessageStore, messageEvent, timed } from './message-store.js';
 
 const EVENTS = Number(process.env['BENCH_AUDIT_EVENTS'] ?? 200_000);
 const APPENDS = Number(process.env['BENCH_AUDIT_APPENDS'] ?? 20_000);
 const IN_FLIGHT = 64;
-const LIFE = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead'] as const;
 const SELF = fileURLToPath(import.meta.url);
 
-/** The `n`-th event of message `m`'s life, about the size the messaging service stores. */
-function messageEvent(m: number, n: number): NewEvent {
-  const messageId = `msg_01JD${String(m).padStart(22, '0')}`;
-  const at = new Date(Date.UTC(2026, 10, 21, 12, 0, 0, m * 10 + n)).toISOString();
-  const data = n === 0
-    ? { messageId, accountId: 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', sessionId: 'ses_01JD8Z5W3X4Y5Z6A7B8C9D0E1G', to: '15551234567', content: { type: 'text', text: `Your order #${m} has shipped and arrives tomorrow.` }, idempotencyKeyHash: null, usageDay: '2026-11-21', acceptedAt: at }
-    : { messageId, [`${LIFE[n]!.slice(7).toLowerCase()}At`]: at, ...(n === 1 ? { networkMessageId: `3EB0${String(m).padStart(16, '0')}` } : {}) };
-  const correlationId = randomUUID();
-  return { type: LIFE[n]!, data, metadata: { accountId: 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', correlationId, causationId: correlationId, occurredAt: at, schemaVersion: n === 0 ? 2 : 1 } };
-}
 
 type Append = (stream: string, event: NewEvent) => Promise<unknown>;
 
@@ -123,16 +113,7 @@ function chainingAlone() {
 /** A messaging store of `EVENTS` events, four-event message streams, written as the service writes. */
 async function fillStore(dataDir: string): Promise<string> {
   const file = join(dataDir, 'messaging', 'events.sqlite');
-  const store = new SqliteEventStore(file);
-  let next = 0;
-  const streams = Math.ceil(EVENTS / LIFE.length);
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < streams) {
-      const m = next++;
-      await store.append(`message-msg_${m}`, LIFE.map((_, n) => messageEvent(m, n)), { expectedRevision: 'no_stream' });
-    }
-  }));
-  await store.close();
+  await fillMessageStore(file, EVENTS);
   return file;
 }
 
@@ -147,14 +128,6 @@ async function scan(store: EventStore): Promise<number> {
   return events;
 }
 
-async function timed<T>(work: () => Promise<T>) {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const result = await work();
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  return { result, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
-}
 
 /** The child: scan, verify, scan; what each read per second and its CPU per event. */
 async function verifyChild(dataDir: string): Promise<void> {
