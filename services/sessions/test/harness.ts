@@ -23,6 +23,8 @@ export interface HarnessOptions {
   firstQrTimeoutMs?: number;
   /** Every log line of the service, parsed (default: silent). */
   onLog?: (line: Record<string, unknown>) => void;
+  /** More `SWITCHBOARD_*` variables for the service (e.g. SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -60,6 +62,7 @@ export class Harness {
       SWITCHBOARD_DATA_DIR: this.dataDir,
       SWITCHBOARD_CHAT_NETWORK: 'emulator',
       SWITCHBOARD_EMULATOR_URL: this.emulator.wsUrl,
+      ...this.options.env,
     });
     const onDriver: ChatNetworkOverrides['onDriver'] = (sessionId, driver) =>
       driver.on('qr', ({ code }) => this.issuedQr.set(sessionId, [...(this.issuedQr.get(sessionId) ?? []), code]));
