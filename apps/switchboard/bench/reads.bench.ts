@@ -5,6 +5,7 @@
  * default 2) alternating Switchboard and the bare app. Server CPU per request is read from /proc
  * (summed over every process of the mode), and so is the load generator's own: the bare app's
  * rate shows what the generator can drive, so a Switchboard rate well below it is Switchboard's.
+ * `/healthz` (no key, no service) is measured too: the gateway's own cost over fastify's.
  * BENCH_MODES: `embedded,distributed` (default) or either alone. BENCH_NODE_OPTIONS: NODE_OPTIONS for
  * the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
@@ -72,6 +73,8 @@ async function readablePaths(sut: SwitchboardUnderTest, phone: string): Promise<
     message: `/v1/messages/${sent.body.data.messageId as string}`,
     session: `/v1/sessions/${sessionId}`,
     sessionList: `/v1/sessions?limit=${LISTED_SESSIONS}`,
+    // No key, no service, no read model: what the gateway's own hooks cost over fastify.
+    healthz: '/healthz',
   };
 }
 
