@@ -11,39 +11,16 @@
  * - never two: `maxConcurrentConnections` of every device after all of it.
  */
 import { connect } from '@nats-io/transport-node';
+import { inParallel, linkSessions as linkSessionsOf } from './linked-sessions.js';
 import { serverCpuPerTask } from './process-metrics.js';
 import { startDistributed } from '../test/support/harness.js';
 import type { SwitchboardUnderTest } from '../test/support/harness.js';
-import { ApiClient, eventually } from '../test/support/http.js';
 import { scrape } from '../test/support/scrape.js';
 
 const SIZES = (process.env['BENCH_REPLICAS_SESSIONS'] ?? '30,300').split(',').map(Number);
-/** Links and checks run this many at a time (the emulator and the replicas share the machine). */
-const PARALLEL = 16;
-
-async function inParallel<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
-  return results;
-}
-
 async function linkSessions(sut: SwitchboardUnderTest, count: number, size: number): Promise<string[]> {
-  const api = new ApiClient(sut.url, sut.apiKey);
   const phones = Array.from({ length: count }, (_, i) => `1556${String(size).padStart(4, '0')}${String(i).padStart(4, '0')}`);
-  const sessionIds = await inParallel(phones, async (phone) => {
-    const created = await api.post('/v1/sessions', {});
-    if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
-    await sut.emulator.scan(created.body.data.qrCode, phone);
-    return created.body.data.sessionId as string;
-  });
-  await inParallel(sessionIds, (sessionId) => eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected', 120_000));
+  await linkSessionsOf(sut, phones, 120_000);
   return phones;
 }
 

@@ -60,6 +60,8 @@ const ConfigSchema = z.object({
   SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: variable(Flag.default('false')),
   SWITCHBOARD_METRICS_PORT: variable(Port.optional()),
   SWITCHBOARD_SESSIONS_MAX_PER_REPLICA: variable(z.string().regex(/^[1-9]\d*$/, 'expected a whole number of sessions (at least 1)').transform(Number).optional()),
+  // Stored sessions resumed at once after a start or a takeover; the others wait their turn.
+  SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: variable(z.string().regex(/^[1-9]\d*$/, 'expected a whole number of sessions (at least 1)').transform(Number).default(32)),
   SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: variable(Flag.default('false')),
   SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: variable(z.string().regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'expected comma-separated whole milliseconds').optional()),
 });
@@ -98,6 +100,11 @@ export interface SwitchboardConfig {
   sendDeadlineMs: number;
   /** Most chat connections one sessions replica holds; undefined = no cap. */
   sessionsMaxPerReplica: number | undefined;
+  /**
+   * How many stored sessions a sessions process resumes at once (after a start, or taken over from
+   * another replica); the others wait their turn in the background, connected on record.
+   */
+  sessionsResumeConcurrency: number;
   /**
    * Media URLs may point at loopback (127.0.0.0/8, ::1). Off by default (SSRF); for tests and
    * single-host trials that serve media from the same machine. Private, link-local and metadata
@@ -164,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPlan: c.SWITCHBOARD_DEFAULT_PLAN,
     sendDeadlineMs: c.SWITCHBOARD_SEND_DEADLINE_MS,
     sessionsMaxPerReplica: c.SWITCHBOARD_SESSIONS_MAX_PER_REPLICA,
+    sessionsResumeConcurrency: c.SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY,
     mediaAllowLoopback: c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === '1',
     metricsPort: c.SWITCHBOARD_METRICS_PORT,
     webhookAllowLoopback: c.SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK === '1',

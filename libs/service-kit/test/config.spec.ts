@@ -80,4 +80,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ SWITCHBOARD_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
     expect(() => loadConfig({ SWITCHBOARD_METRICS_PORT: 'prometheus' })).toThrow(expect.objectContaining({ message: expect.stringContaining('SWITCHBOARD_METRICS_PORT') }));
   });
+
+  it('reads SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: 32 when unset or blank, a whole number of at least 1', () => {
+    expect(loadConfig({}).sessionsResumeConcurrency).toBe(32);
+    expect(loadConfig({ SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: ' ' }).sessionsResumeConcurrency).toBe(32);
+    expect(loadConfig({ SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: '4' }).sessionsResumeConcurrency).toBe(4);
+    expect(problemsOf({ SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: '0' })).toEqual(['SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: expected a whole number of sessions (at least 1), got "0"']);
+    expect(problemsOf({ SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: 'all' })).toEqual(['SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY: expected a whole number of sessions (at least 1), got "all"']);
+  });
 });

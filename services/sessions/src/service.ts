@@ -91,13 +91,20 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   // The registry and the manager below report to ownership, which resumes and lets go through them.
   const local: LocalSessions = {
     adopt: (sessionId, accountId) => manager.adopt(sessionId, accountId),
-    letGo: (sessionId) => registry.letGo(sessionId),
-    held: () => registry.ids(),
-    cutOff: (sessionId) => registry.letGo(sessionId, { waitForAcks: false }),
+    letGo: (sessionId) => {
+      manager.resumes.remove(sessionId);
+      return registry.letGo(sessionId);
+    },
+    // Queued to resume counts as held: this replica answers for it, its socket just is not open yet.
+    held: () => [...registry.ids(), ...manager.resumes.ids()],
+    cutOff: (sessionId) => {
+      manager.resumes.remove(sessionId);
+      return registry.letGo(sessionId, { waitForAcks: false });
+    },
     online: (sessionId) => registry.online(sessionId),
     live: () => queries.withStatus(['connected', 'pending']),
     isLive: (sessionId) => ['connected', 'pending'].includes(queries.statusOf(sessionId) ?? ''),
-    restoreAll: async () => logger.info(await manager.restore(), 'sessions restored after start'),
+    restoreAll: async () => logger.info(await manager.restore(), 'stored sessions taken up after start'),
   };
   // Several replicas share the sessions over NATS; the embedded process holds them all.
   const directory = nats ? await ReplicaDirectory.open(nats) : undefined;
@@ -106,18 +113,28 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const ownership: SessionOwnership = directory && identity
     ? new LeasedOwnership({ replicaId: identity.replicaId, directory, local, maxSessions: config.sessionsMaxPerReplica ?? null, logger })
     : new SoleOwnership(local);
-  const ended = (sessionId: string) => ownership.release(sessionId);
+  const ended = (sessionId: string) => {
+    manager.resumes.remove(sessionId);
+    return ownership.release(sessionId);
+  };
   const holdsHere = (sessionId: string) => ownership.ownerOf(sessionId) === 'self';
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000, ended, holdsHere });
+  const connectedOnRecord = (sessionId: string) => queries.statusOf(sessionId) === 'connected';
+  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000, ended, holdsHere, connectedOnRecord });
   const removeConnectionsGauge = processMetrics().chatConnections.addSource(() => [[{}, registry.size]]);
-  const manager = new ConnectionManager({ registry, commands, queries, slots, ownership, logger, firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000 });
+  const manager = new ConnectionManager({
+    registry, commands, queries, slots, ownership, logger,
+    firstQrTimeoutMs: options.firstQrTimeoutMs ?? 20_000,
+    resumeConcurrency: config.sessionsResumeConcurrency,
+  });
+  // Stored sessions resume in the background (the manager's queue): this returns once they are queued.
   await ownership.start();
   const router = new SessionRouter({
     bus,
     ownership,
     online: (sessionId) => registry.online(sessionId),
     holds: (sessionId) => registry.get(sessionId) !== undefined,
-    connectedOnRecord: (sessionId) => queries.statusOf(sessionId) === 'connected',
+    connectedOnRecord,
+    hurry: (sessionId) => manager.resumes.hurry(sessionId),
     sendWaitMs: config.sendDeadlineMs,
     logger,
   });
@@ -129,7 +146,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     details: {
       bus: { ok: bus.isConnected() },
       readModels: { ok: runner.caughtUp() },
-      connections: { ok: true, detail: `${registry.size} live` },
+      connections: { ok: true, detail: `${registry.size} live, ${manager.resumes.size} waiting to resume` },
       chatNetwork: reachability.check(),
     },
   });
@@ -146,7 +163,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const feed = new SessionFeed(store, liveQr);
   // An account's sessions are deleted where each is held, so the device is logged out by its own connection.
   const deleteWhereHeld = (ref: SessionRef): Promise<DeleteSessionReply> => requests.delete({ subject: SessionsSubjects.delete.subject, data: ref, headers: {}, local: true });
-  const accounts = new AccountSessions({ manager: { delete: deleteWhereHeld }, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online });
+  const accounts = new AccountSessions({ manager: { delete: deleteWhereHeld }, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online ?? (manager.resumes.has(id) ? false : undefined) });
   const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed, accounts, new ContactChecks());
   const requests = new SessionRequests(api, router);
   const app = await startMicroservice(SessionsModule.forApi(api, requests), { bus, queue: 'sessions' });
@@ -160,6 +177,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
     close: async () => {
       // Each session handed to another replica first (a rolling update drops none).
       await ownership.drain();
+      manager.resumes.stop();
       await ownership.stop();
       removeSessionsGauge();
       removeConnectionsGauge();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { ulid } from 'ulid';
-import { EmulatorControlClient, startEmulator } from '@switchboard/chat-emulator';
+import { ChatNetworkGate, EmulatorControlClient, startEmulator } from '@switchboard/chat-emulator';
 import type { PairingSchedule, RunningEmulator } from '@switchboard/chat-emulator';
 import { InProcessBus } from '@switchboard/bus';
 import type { ReplyOf, RequestInput, SubjectContract } from '@switchboard/contracts';
@@ -25,6 +25,8 @@ export interface HarnessOptions {
   onLog?: (line: Record<string, unknown>) => void;
   /** More `SWITCHBOARD_*` variables for the service (e.g. SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY). */
   env?: Record<string, string>;
+  /** The service reaches the emulator through a gate that can hold its chat connections back (`harness.gate`). */
+  gated?: boolean;
 }
 
 /**
@@ -44,6 +46,8 @@ export class Harness {
     readonly quota: Quota,
     readonly dataDir: string,
     private readonly options: HarnessOptions,
+    /** In front of the emulator when the harness was started `gated`. */
+    readonly gate?: ChatNetworkGate,
   ) {
     this.control = new EmulatorControlClient(emulator.controlUrl);
   }
@@ -52,7 +56,8 @@ export class Harness {
     const emulator = await startEmulator({ port: 0, controlPort: 0, ...(options.pairing ? { pairing: options.pairing } : {}) });
     const bus = new InProcessBus();
     const dataDir = mkdtempSync(join(tmpdir(), 'sb-sessions-'));
-    const harness = new Harness(bus, emulator, await Quota.start(bus, dataDir), dataDir, options);
+    const gate = options.gated ? await ChatNetworkGate.start(emulator.wsUrl) : undefined;
+    const harness = new Harness(bus, emulator, await Quota.start(bus, dataDir), dataDir, options, gate);
     await harness.startService();
     return harness;
   }
@@ -61,7 +66,7 @@ export class Harness {
     const config = loadConfig({
       SWITCHBOARD_DATA_DIR: this.dataDir,
       SWITCHBOARD_CHAT_NETWORK: 'emulator',
-      SWITCHBOARD_EMULATOR_URL: this.emulator.wsUrl,
+      SWITCHBOARD_EMULATOR_URL: this.gate?.wsUrl ?? this.emulator.wsUrl,
       ...this.options.env,
     });
     const onDriver: ChatNetworkOverrides['onDriver'] = (sessionId, driver) =>
@@ -107,6 +112,7 @@ export class Harness {
   async close(): Promise<void> {
     await this.service?.close();
     await this.quota.close();
+    await this.gate?.close();
     await this.emulator.stop();
     await this.bus.close();
     rmSync(this.dataDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 export { startEmulator } from './emulator.js';
 export type { EmulatorOptions, RunningEmulator } from './emulator.js';
+export { ChatNetworkGate } from './chat-network-gate.js';
 export { EmulatorControlClient, EmulatorControlError } from './control-client.js';
 export type { InboundBody } from './control-client.js';
 export type { DeviceStatus } from './devices.js';

@@ -24,8 +24,11 @@ export interface SwitchboardUnderTest {
   readonly natsUrl?: string;
   /** Process id of `name` (`switchboard` in embedded mode, a service in distributed mode), while it runs. */
   pidOf(name: 'switchboard' | ServiceProcess): number | undefined;
-  /** SIGKILL the process that holds the chat connections, then start it again. */
-  crashAndRestartSessions(): Promise<void>;
+  /**
+   * SIGKILL the process that holds the chat connections, then start it again (with `env` over its
+   * variables, for this start only); resolves once `/readyz` answers 200.
+   */
+  crashAndRestartSessions(env?: Record<string, string>): Promise<void>;
   /** Distributed mode only: crash or freeze one process, stop and start the bus. */
   readonly cluster?: ClusterControls;
   close(): Promise<void>;
@@ -137,8 +140,8 @@ export async function startEmbedded(options: HarnessOptions = {}): Promise<Switc
     ...env, ...external, SWITCHBOARD_PORT: String(port), SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort),
   }, options.onOutput);
   const url = `http://127.0.0.1:${port}`;
-  const start = async () => {
-    app.start();
+  const start = async (restartEnv?: Record<string, string>) => {
+    app.start(restartEnv);
     await waitUntilReady(`${url}/readyz`, [app]);
   };
   const close = async () => {
@@ -150,9 +153,9 @@ export async function startEmbedded(options: HarnessOptions = {}): Promise<Switc
     mode: 'embedded', url, apiKey, adminKey, dataDir,
     pidOf: (name) => (name === 'switchboard' ? app.pid : undefined),
     emulator: new EmulatorControlClient(options.emulator?.controlUrl ?? `http://127.0.0.1:${controlPort}`),
-    crashAndRestartSessions: async () => {
+    crashAndRestartSessions: async (restartEnv) => {
       await app.kill();
-      await start();
+      await start(restartEnv);
     },
     close,
   };
@@ -235,9 +238,9 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
     mode: 'distributed', url, apiKey, adminKey, dataDir, natsUrl: nats.url,
     pidOf: (name) => processes.find((p) => p.name === name)?.pid,
     emulator: new EmulatorControlClient(emulator.controlUrl),
-    crashAndRestartSessions: async () => {
+    crashAndRestartSessions: async (restartEnv) => {
       await sessions.kill();
-      sessions.start();
+      sessions.start(restartEnv);
       await waitUntilReady(`${url}/readyz`, all);
     },
     cluster,

@@ -27,11 +27,12 @@ export class NodeProcess {
     private readonly onOutput?: (name: string, chunk: string) => void,
   ) {}
 
-  start(): void {
+  /** `env`: variables for this start only, over the process's own (a restart with another setting). */
+  start(env: Record<string, string> = {}): void {
     this.output = '';
     this.child = spawn(process.execPath, [this.entry], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...this.env },
+      env: { ...process.env, ...this.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (chunk: Buffer) => {

@@ -10,6 +10,9 @@ import { NoPairingCodeError } from './live-connection.js';
 import type { LiveConnection } from './live-connection.js';
 import { qrDataUrl } from './qr.js';
 import type { ConnectionRegistry } from './registry.js';
+import { firstOutcome, ResumeQueue } from './resume-queue.js';
+import { RESUME_TURN_TIMEOUT_MS } from './resume-turns.js';
+import type { WaitingResume } from './resume-turns.js';
 import type { SessionCommands } from './session-commands.js';
 import type { SessionSlots } from './quota-slots.js';
 import type { SessionOwnership } from '../replicas/ownership.js';
@@ -24,6 +27,8 @@ export interface ConnectionManagerDeps {
   logger: Logger;
   /** How long create waits for the network's first pairing code. */
   firstQrTimeoutMs: number;
+  /** How many stored sessions resume at once (`SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY`). */
+  resumeConcurrency: number;
 }
 
 /** A new session id: `ses_` + ULID (time-sortable, unique). */
@@ -31,7 +36,18 @@ export const newSessionId = (): string => `ses_${ulid()}`;
 
 /** Session lifecycle operations of the API: create, QR, delete, and restart recovery. */
 export class ConnectionManager {
-  constructor(private readonly deps: ConnectionManagerDeps) {}
+  /** Stored sessions waiting to resume here: connected on record, their connection not opened yet. */
+  readonly resumes: ResumeQueue;
+
+  constructor(private readonly deps: ConnectionManagerDeps) {
+    const { logger } = deps;
+    this.resumes = new ResumeQueue({
+      concurrency: deps.resumeConcurrency,
+      resume: (waiting) => this.resumeInTurn(waiting),
+      onError: (error, sessionId) => logger.error({ err: error, sessionId }, 'session not resumed'),
+      onDrained: (count, ms) => logger.info({ resumed: count, seconds: +(ms / 1000).toFixed(1) }, 'stored sessions resumed'),
+    });
+  }
 
   /**
    * Reserves a plan slot, records the session, starts pairing and answers with the first QR. The
@@ -96,54 +112,62 @@ export class ConnectionManager {
   }
 
   /**
-   * After a restart: `connected` sessions resume from their stored credentials (no scan);
-   * `pending` ones time out, because their QR codes died with the old process's socket and
-   * nobody is looking at a new one (the client creates a fresh session).
+   * After a restart: `connected` sessions queue to resume from their stored credentials (no scan)
+   * in the background, a bounded number at a time; `pending` ones time out, because their QR codes
+   * died with the old process's socket and nobody is looking at a new one (the client creates a
+   * fresh session).
    */
-  async restore(): Promise<{ resumed: number; timedOut: number }> {
-    const tracked = this.deps.queries.withStatus(['connected', 'pending']);
-    const counts = { resumed: 0, timedOut: 0 };
-    for (const { sessionId, accountId, status } of tracked) {
-      if (this.deps.registry.get(sessionId)) continue;
-      if (status === 'pending') {
-        await this.timeOutStale(sessionId, accountId);
-        counts.timedOut += 1;
-      } else {
-        this.resume(sessionId, accountId);
-        counts.resumed += 1;
-      }
-    }
-    return counts;
+  async restore(): Promise<{ resuming: number; timedOut: number }> {
+    const tracked = this.deps.queries.withStatus(['connected', 'pending']).filter((s) => !this.deps.registry.get(s.sessionId));
+    for (const { sessionId, accountId, status } of tracked) if (status === 'connected') this.resumes.add(sessionId, accountId);
+    const stale = tracked.filter((s) => s.status === 'pending');
+    for (const { sessionId, accountId } of stale) await this.timeOutStale(sessionId, accountId);
+    return { resuming: tracked.length - stale.length, timedOut: stale.length };
   }
 
   /**
-   * Takes up a session this replica now owns (a failover, a handover): a connected one resumes from
-   * its stored credentials; a pending one times out (its QR code died with the other replica's
-   * socket); any other has nothing to hold, and its owner record goes.
+   * Takes up a session this replica now owns (a failover, a handover): a connected one queues to
+   * resume from its stored credentials; a pending one times out (its QR code died with the other
+   * replica's socket); any other has nothing to hold, and its owner record goes.
    */
   async adopt(sessionId: string, accountId: string): Promise<void> {
-    if (this.deps.registry.get(sessionId)) return;
+    if (this.deps.registry.get(sessionId) || this.resumes.has(sessionId)) return;
     const session = await this.deps.commands.load(sessionId);
-    if (session.status === 'connected') return this.resume(sessionId, accountId);
+    if (session.status === 'connected') return this.resumes.add(sessionId, accountId);
     if (session.status === 'pending') return this.timeOutStale(sessionId, accountId);
     await this.deps.ownership.release(sessionId);
   }
 
-  /** Starts the driver from stored credentials; the socket opens in the background. */
-  private resume(sessionId: string, accountId: string): void {
-    const connection = this.deps.registry.open(sessionId, accountId, 'linked');
-    connection.driver.start().catch((error: unknown) => {
-      // The shared credentials store out of reach for a moment (not sealed with another key): let
-      // go, and the owner takes the session up again on its next round; nothing is wiped.
-      if (this.deps.ownership.retriesAdoption && !(error instanceof SecretDecryptionError)) {
-        this.deps.logger.warn({ err: error, sessionId }, 'stored chat credentials not readable now; trying again shortly');
-        return void this.deps.registry.letGo(sessionId);
-      }
-      this.deps.logger.error({ err: error, sessionId }, 'could not resume the session from its stored credentials');
-      void this.deps.registry
-        .end(connection, () => [{ type: 'MarkFailed', code: 'resume_failed', reason: 'stored chat credentials could not be used' }])
-        .catch((closeError: unknown) => this.deps.logger.error({ err: closeError, sessionId }, 'recording the failure failed'));
-    });
+  /**
+   * A queued session's turn: its driver starts from the stored credentials, unless meanwhile it
+   * ended or went to another replica; the turn lasts until the connection's first outcome.
+   */
+  private async resumeInTurn({ sessionId, accountId }: WaitingResume): Promise<void> {
+    const { registry, queries, ownership } = this.deps;
+    if (registry.get(sessionId) || queries.statusOf(sessionId) !== 'connected' || ownership.ownerOf(sessionId) !== 'self') return;
+    const connection = registry.open(sessionId, accountId, 'linked');
+    const outcome = firstOutcome(connection.driver, RESUME_TURN_TIMEOUT_MS);
+    try {
+      await connection.driver.start();
+    } catch (error) {
+      outcome.cancel();
+      return this.resumeFailed(connection, error);
+    }
+    await outcome.done;
+  }
+
+  private resumeFailed(connection: LiveConnection, error: unknown): void {
+    const { sessionId } = connection;
+    // The shared credentials store out of reach for a moment (not sealed with another key): let
+    // go, and the owner takes the session up again on its next round; nothing is wiped.
+    if (this.deps.ownership.retriesAdoption && !(error instanceof SecretDecryptionError)) {
+      this.deps.logger.warn({ err: error, sessionId }, 'stored chat credentials not readable now; trying again shortly');
+      return void this.deps.registry.letGo(sessionId);
+    }
+    this.deps.logger.error({ err: error, sessionId }, 'could not resume the session from its stored credentials');
+    void this.deps.registry
+      .end(connection, () => [{ type: 'MarkFailed', code: 'resume_failed', reason: 'stored chat credentials could not be used' }])
+      .catch((closeError: unknown) => this.deps.logger.error({ err: closeError, sessionId }, 'recording the failure failed'));
   }
 
   private async timeOutStale(sessionId: string, accountId: string): Promise<void> {

@@ -28,6 +28,8 @@ export interface RegistryDeps {
   ended(sessionId: string): Promise<void>;
   /** Whether this process is (still) the session's holder: not another replica, not stopping. */
   holdsHere(sessionId: string): boolean;
+  /** Whether the session list shows the session connected (a resumed or reconnected one). */
+  connectedOnRecord(sessionId: string): boolean;
   logger: Logger;
 }
 
@@ -143,6 +145,8 @@ export class ConnectionRegistry implements ConnectionListener {
     connection.phone = event.phone;
     // Back after a drop or a silent connection: told as `session.status` (connected, `reconnected`).
     if (event.reconnected) await this.deps.commands.execute(connection.sessionId, connection.accountId, { type: 'RecordActivity', activity: 'reconnected' });
+    // Resumed or back after a drop: connected on record already, nothing to decide (a stream read saved per resume).
+    if (this.deps.connectedOnRecord(connection.sessionId)) return;
     await this.deps.commands.execute(connection.sessionId, connection.accountId, { type: 'MarkConnected', phone: event.phone });
   }
 

@@ -8,7 +8,7 @@ export interface SessionOwnership {
   readonly replicaId: string;
   /** Whether a session this replica failed to resume is tried again (its record stays its own). */
   readonly retriesAdoption: boolean;
-  /** Takes up the sessions this replica should hold (after a start: resumes them). */
+  /** Takes up the sessions this replica should hold (after a start: queues them to resume). */
   start(): Promise<void>;
   /**
    * Where a session's request is handled now: `self`, another replica's id, or `unknown` while it
@@ -28,13 +28,16 @@ export interface SessionOwnership {
 
 /** The sessions this process can resume or end: the connection registry's side of ownership. */
 export interface LocalSessions {
-  /** Resumes the session's connection here (from the shared credentials), or ends it if it cannot be. */
+  /**
+   * Queues the session to resume here (from the shared credentials; the manager's bounded resume
+   * queue opens it in its turn), or ends it if it cannot be resumed.
+   */
   adopt(sessionId: string, accountId: string): Promise<void>;
   /** Stops its connection here WITHOUT logging out (another replica resumes it). */
   letGo(sessionId: string): Promise<void>;
   /** Fencing: closes its connection here at once (no wait for acks), without logging out. */
   cutOff(sessionId: string): Promise<void>;
-  /** Ids of the sessions with a connection here. */
+  /** Ids of the sessions with a connection here, or queued to resume here. */
   held(): string[];
   /** Whether the session's connection here is linked and online (one being paired is not moved). */
   online(sessionId: string): boolean;
@@ -42,7 +45,7 @@ export interface LocalSessions {
   live(): { sessionId: string; accountId: string }[];
   /** Whether the read model says this session is live (connected or pending). */
   isLive(sessionId: string): boolean;
-  /** Resumes every live session here (the only replica). */
+  /** Queues every live session to resume here (the only replica). */
   restoreAll(): Promise<void>;
 }
 

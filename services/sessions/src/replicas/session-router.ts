@@ -33,6 +33,8 @@ export interface SessionRouterDeps {
   holds(sessionId: string): boolean;
   /** Whether the session is connected on record (a connection is expected, maybe being resumed). */
   connectedOnRecord(sessionId: string): boolean;
+  /** A request here waits for the session's connection: its resume, if still queued, goes first. */
+  hurry(sessionId: string): void;
   /** How long a send waits for its session's connection (the send deadline). */
   sendWaitMs: number;
   logger: Logger;
@@ -114,6 +116,7 @@ export class SessionRouter {
       const leftMs = deadline - performance.now();
       const late = leftMs <= 0;
       if (owner === 'self' && (late || !this.waitsForConnection(verb, sessionId))) return here();
+      if (owner === 'self') this.deps.hurry(sessionId);
       if (owner !== 'self' && owner !== 'unknown' && hops < MAX_HOPS) {
         const headers = { ...message.headers, [HOPS_HEADER]: String(hops + 1), [WAIT_HEADER]: String(Math.max(0, Math.round(leftMs))) };
         const reply = await this.forward<T>(owner, verb, { ...message, headers }, Math.max(0, leftMs) + 10_000).catch((error: unknown) => {
