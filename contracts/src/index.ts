@@ -65,3 +65,4 @@ export * from './public-events/feed.js';
 export * from './webhooks/events.js';
 export * from './webhooks/http.js';
 export * from './webhooks/subjects.js';
+export * from './projections/rebuild.js';

@@ -5,7 +5,10 @@
  * `connected` through a QR scan; then the emulator cuts every connection at once and each session
  * resumes from its stored credentials (Noise handshake, certificate chain, login). Prints server
  * CPU per pairing and per reconnect (from /proc, less the process's idle CPU over the same time,
- * measured just before; with it beside), and the emulator's own CPU per operation.
+ * measured just before; with it beside), and the emulator's own CPU per operation. A second row
+ * pairs BENCH_CODE_PAIRINGS sessions (default 5) by code instead (`phoneNumber` on the create, the
+ * fake phone enters the code), with the time from entering the code to the API showing the
+ * session `connected` (min, median, max).
  * BENCH_PROFILE_DIR: also profile the server over each measured window (pairing.cpuprofile,
  * reconnect.cpuprofile there, for Chrome DevTools) and print its top functions; the attached
  * inspector about doubles the CPU figures of that run, so read them from a run without it.
@@ -17,6 +20,7 @@ import { InspectorProfiler } from './cpu-profile.js';
 import { processCpuMs } from './process-metrics.js';
 
 const PAIRINGS = Number(process.env['BENCH_PAIRINGS'] ?? 20);
+const CODE_PAIRINGS = Number(process.env['BENCH_CODE_PAIRINGS'] ?? 5);
 const PROFILE_DIR = process.env['BENCH_PROFILE_DIR'];
 /** Baileys' work after login (pre-key count and upload, passive, digest) ends within this. */
 const SETTLE_MS = 1_500;
@@ -38,7 +42,7 @@ try {
   const pid = sut.pidOf('switchboard')!;
 
   /** Server and emulator CPU while `run` ran and the work it left settled, in ms per operation. */
-  const perOperation = async (name: string, idleMsPerS: number, run: () => Promise<void>) => {
+  const perOperation = async (name: string, idleMsPerS: number, run: () => Promise<void>, operations = PAIRINGS) => {
     const [server0, emulator0, t0] = [processCpuMs(pid), (await sut.emulator.health()).process.cpuMs, performance.now()];
     const measured = async () => {
       await run();
@@ -47,9 +51,9 @@ try {
     await (profiler ? profiler.during(join(PROFILE_DIR!, `${name}.cpuprofile`), measured) : measured());
     const [serverMs, elapsedMs] = [processCpuMs(pid) - server0, performance.now() - t0];
     return {
-      serverCpuMs: round((serverMs - (idleMsPerS * elapsedMs) / 1000) / PAIRINGS),
-      serverCpuMsWithIdle: round(serverMs / PAIRINGS),
-      emulatorCpuMs: round(((await sut.emulator.health()).process.cpuMs - emulator0) / PAIRINGS),
+      serverCpuMs: round((serverMs - (idleMsPerS * elapsedMs) / 1000) / operations),
+      serverCpuMsWithIdle: round(serverMs / operations),
+      emulatorCpuMs: round(((await sut.emulator.health()).process.cpuMs - emulator0) / operations),
     };
   };
 
@@ -62,7 +66,18 @@ try {
     await online(phone);
     await eventually(() => api.get(`/v1/sessions/${created.body.data.sessionId}`), (r) => r.body?.data?.status === 'connected');
   };
+  /** Pairing by code: the code is entered at once (no person types it); timed from then to `connected` on the API. */
+  const codeToConnectedMs: number[] = [];
+  const pairByCode = async (phone: string) => {
+    const created = await api.post('/v1/sessions', { phoneNumber: phone });
+    if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const enteredAt = performance.now();
+    await sut.emulator.pair(phone, created.body.data.pairingCode);
+    await eventually(() => api.get(`/v1/sessions/${created.body.data.sessionId}`), (r) => r.body?.data?.status === 'connected', 30_000, 10);
+    codeToConnectedMs.push(performance.now() - enteredAt);
+  };
   const phones = Array.from({ length: PAIRINGS + 2 }, (_, i) => `1555321${String(i).padStart(4, '0')}`);
+  const codePhones = Array.from({ length: CODE_PAIRINGS }, (_, i) => `1555322${String(i).padStart(4, '0')}`);
   // Two pairings first: the JIT and the lazy imports of the first one are not what a pairing costs.
   for (const phone of phones.slice(0, 2)) await pair(phone);
   await sleep(SETTLE_MS);
@@ -77,8 +92,13 @@ try {
     await Promise.all(measured.map((phone) => sut.emulator.drop(phone)));
     await Promise.all(measured.map(online));
   });
-  console.table({ pairing, reconnect });
-  console.log(JSON.stringify({ sessions: PAIRINGS, serverIdleCpuMsPerS: round(idleMsPerS), pairing, reconnect }));
+  const codePairing = await perOperation('code-pairing', idleMsPerS, async () => {
+    for (const phone of codePhones) await pairByCode(phone);
+  }, CODE_PAIRINGS);
+  const sorted = [...codeToConnectedMs].sort((a, b) => a - b);
+  const codeToConnected = { minMs: round(sorted[0] ?? NaN), medianMs: round(sorted[Math.floor(sorted.length / 2)] ?? NaN), maxMs: round(sorted.at(-1) ?? NaN) };
+  console.table({ pairing, reconnect, codePairing: { ...codePairing, ...codeToConnected } });
+  console.log(JSON.stringify({ sessions: PAIRINGS, codeSessions: CODE_PAIRINGS, serverIdleCpuMsPerS: round(idleMsPerS), pairing, reconnect, codePairing, codeToConnected }));
 } finally {
   profiler?.close();
   await sut.close();

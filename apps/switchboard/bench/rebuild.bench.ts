@@ -6,8 +6,10 @@
  * MessageAccepted@1 that are upcast on read) and session streams (QR code, connections, activity,
  * a few deleted), to a SQLite file in a temp dir, and to PostgreSQL when one answers. Then, each
  * in a child process of its own so its CPU and peak RSS are its own: a raw scan of each category
- * (readAll in pages of the catch-up size) and a rebuild from zero of each read model of messaging
- * and sessions (the services' projections through ProjectionRunner until caught up).
+ * (readAll in pages of the catch-up size), a rebuild from zero of each read model of messaging
+ * and sessions (the services' projections through ProjectionRunner until caught up), and the same
+ * rebuild as `switchboard projections rebuild` runs it (rebuildProjection: a new generation built
+ * beside a live read model that holds the whole log, then swapped in; its swap time shown apart).
  * Each runs BENCH_REBUILD_ROUNDS times (default 3), round after round; the fastest run of each is shown.
  * Env: BENCH_REBUILD_EVENTS (default 200000), BENCH_REBUILD_ROUNDS, BENCH_REBUILD_POSTGRES=0 skips PostgreSQL.
  */
@@ -24,7 +26,7 @@ import { CATCH_UP_PAGE_SIZE, PostgresEventStore, SqliteEventStore, openSqliteDat
 import type { EventStore, NewEvent } from '@switchboard/eventstore';
 import { createTestDatabase, onDatabase, postgresSkipReason } from '@switchboard/eventstore/testing';
 import { messageHistoryProjection, messageStatusProjection } from '@switchboard/messaging';
-import { ProjectionRunner, eventMetadata, toNewEvent, ulid } from '@switchboard/service-kit';
+import { ProjectionRunner, eventMetadata, rebuildProjection, toNewEvent, ulid } from '@switchboard/service-kit';
 import type { Projection } from '@switchboard/service-kit';
 import { SessionListProjection } from '@switchboard/sessions';
 import { processCpuMs } from './process-metrics.js';
@@ -44,8 +46,8 @@ const READ_MODELS = {
 type ReadModel = keyof typeof READ_MODELS;
 
 type StoreLocation = { sqlite: string } | { postgres: string };
-type Task = { kind: 'scan'; category: string } | { kind: 'rebuild'; readModel: ReadModel; dir: string };
-interface Measured { events: number; seconds: number; cpuUs: number; serverCpuUs: number | undefined; peakRssMb: number; startRssMb: number; rows?: number }
+type Task = { kind: 'scan'; category: string } | { kind: 'rebuild' | 'blue-green'; readModel: ReadModel; dir: string };
+interface Measured { events: number; seconds: number; cpuUs: number; serverCpuUs: number | undefined; peakRssMb: number; startRssMb: number; rows?: number; swapMs?: number }
 
 // ---- the store: traffic told as the services tell it ------------------------------------------
 
@@ -169,7 +171,7 @@ function openStore(location: StoreLocation): EventStore {
 }
 
 /** A task ready to measure: `run` (timed) answers the events it went through, `finish` (not timed) the rows left behind. */
-interface Prepared { run(): Promise<number>; finish(): Promise<number | undefined> }
+interface Prepared { run(): Promise<number>; finish(): Promise<number | undefined>; swapMs?: () => number }
 
 function scan(store: EventStore, category: string): Prepared {
   const run = async (): Promise<number> => {
@@ -206,6 +208,35 @@ async function rebuild(store: EventStore, readModel: ReadModel, dir: string): Pr
   };
 }
 
+/**
+ * The CLI's rebuild: a live read model holding the whole log is built first (not timed), then
+ * rebuilt beside it and swapped in (timed, swap included).
+ */
+async function blueGreen(store: EventStore, readModel: ReadModel, dir: string): Promise<Prepared> {
+  const { category, table, open } = READ_MODELS[readModel];
+  const file = join(dir, `live-${readModel}-${process.pid}.sqlite`);
+  const live = openSqliteDatabase(file, '');
+  const runner = new ProjectionRunner(store, live, open(live));
+  await runner.start();
+  const head = await store.lastPosition({ category });
+  if (head !== undefined) await runner.waitForPosition(head);
+  await runner.stop();
+  let swapMs = 0;
+  return {
+    run: async () => {
+      const result = await rebuildProjection({ store, file, projection: { name: readModel, open } });
+      swapMs = result.swapMs;
+      return result.events;
+    },
+    finish: async () => {
+      const rows = Number((live.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
+      live.close();
+      return rows;
+    },
+    swapMs: () => swapMs,
+  };
+}
+
 /** CPU of the PostgreSQL backends serving this process's store (none before it ran): the server's share. */
 async function backendCpuUs(url: string): Promise<number> {
   const { rows } = await onDatabase(url, (client) => client.query<{ pid: number }>(
@@ -215,7 +246,7 @@ async function backendCpuUs(url: string): Promise<number> {
 
 async function measure(location: StoreLocation, task: Task): Promise<Measured> {
   const store = openStore(location);
-  const prepared = task.kind === 'scan' ? scan(store, task.category) : await rebuild(store, task.readModel, task.dir);
+  const prepared = task.kind === 'scan' ? scan(store, task.category) : task.kind === 'rebuild' ? await rebuild(store, task.readModel, task.dir) : await blueGreen(store, task.readModel, task.dir);
   const startRssMb = process.memoryUsage.rss() / 1024 / 1024;
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -226,7 +257,8 @@ async function measure(location: StoreLocation, task: Task): Promise<Measured> {
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   const rows = await prepared.finish();
   await store.close();
-  return { events, seconds, cpuUs: used.user + used.system, serverCpuUs, peakRssMb, startRssMb, ...(rows === undefined ? {} : { rows }) };
+  const swap = prepared.swapMs ? { swapMs: prepared.swapMs() } : {};
+  return { events, seconds, cpuUs: used.user + used.system, serverCpuUs, peakRssMb, startRssMb, ...(rows === undefined ? {} : { rows }), ...swap };
 }
 
 function inChild(location: StoreLocation, task: Task): Promise<Measured> {
@@ -252,8 +284,8 @@ function row(label: string, m: Measured, scan?: Measured): string {
   const ratio = scan === undefined ? '' : (rate / (scan.events / scan.seconds)).toFixed(2);
   const cpuRatio = scan === undefined ? '' : (cpuPerEvent(scan) / cpuPerEvent(m)).toFixed(2);
   const server = m.serverCpuUs === undefined ? '' : (m.serverCpuUs / m.events).toFixed(1);
-  return [label.padEnd(24), number(m.events).padStart(9), number(rate).padStart(10), ratio.padStart(6), (m.cpuUs / m.events).toFixed(1).padStart(10),
-    server.padStart(10), cpuRatio.padStart(10), `${m.peakRssMb.toFixed(0)} (${m.startRssMb.toFixed(0)})`.padStart(15)].join(' ');
+  return [label.padEnd(28), number(m.events).padStart(9), number(rate).padStart(10), ratio.padStart(6), (m.cpuUs / m.events).toFixed(1).padStart(10),
+    server.padStart(10), cpuRatio.padStart(10), `${m.peakRssMb.toFixed(0)} (${m.startRssMb.toFixed(0)})`.padStart(15), (m.swapMs === undefined ? '' : m.swapMs.toFixed(0)).padStart(8)].join(' ');
 }
 
 /** The fastest of the rounds (a busy machine slows some down), with the largest peak RSS seen. */
@@ -268,27 +300,28 @@ async function benchStore(name: string, location: StoreLocation, written: Writte
   const tasks: Task[] = [
     { kind: 'scan', category: STREAM_CATEGORY.message }, { kind: 'scan', category: STREAM_CATEGORY.session },
     ...(Object.keys(READ_MODELS) as ReadModel[]).map((readModel) => ({ kind: 'rebuild' as const, readModel, dir })),
+    ...(Object.keys(READ_MODELS) as ReadModel[]).map((readModel) => ({ kind: 'blue-green' as const, readModel, dir })),
   ];
   // Round after round, each task once per round: a spell of load on the machine hits all of them alike.
   const runs = tasks.map((): Measured[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const [i, task] of tasks.entries()) {
       const measured = await inChild(location, task);
-      if (task.kind === 'rebuild' && measured.rows !== expectedRows[task.readModel]) {
+      if (task.kind !== 'scan' && measured.rows !== expectedRows[task.readModel]) {
         throw new Error(`${task.readModel} holds ${measured.rows} rows, expected ${expectedRows[task.readModel]}`);
       }
       runs[i]!.push(measured);
     }
   }
-  const header = ['events'.padStart(9), 'events/s'.padStart(10), 'ratio'.padStart(6), 'CPU µs/ev'.padStart(10), 'server µs'.padStart(10), 'CPU ratio'.padStart(10), 'RSS MB (start)'.padStart(15)];
-  console.log(`${''.padEnd(24)} ${header.join(' ')}`);
+  const header = ['events'.padStart(9), 'events/s'.padStart(10), 'ratio'.padStart(6), 'CPU µs/ev'.padStart(10), 'server µs'.padStart(10), 'CPU ratio'.padStart(10), 'RSS MB (start)'.padStart(15), 'swap ms'.padStart(8)];
+  console.log(`${''.padEnd(28)} ${header.join(' ')}`);
   const scans = new Map<string, Measured>();
   for (const [i, task] of tasks.entries()) {
     const measured = best(runs[i]!);
     if (task.kind === 'scan') {
       scans.set(task.category, measured);
       console.log(row(`raw scan ${task.category}`, measured));
-    } else console.log(row(`rebuild ${task.readModel}`, measured, scans.get(READ_MODELS[task.readModel].category)));
+    } else console.log(row(`${task.kind === 'rebuild' ? 'rebuild' : 'blue/green (CLI)'} ${task.readModel}`, measured, scans.get(READ_MODELS[task.readModel].category)));
   }
 }
 

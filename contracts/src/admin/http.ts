@@ -117,6 +117,26 @@ export type CloseAccountResult = z.infer<typeof CloseAccountResult>;
 export const CloseAccountResponse = successEnvelope(CloseAccountResult);
 export type CloseAccountResponse = z.infer<typeof CloseAccountResponse>;
 
+/** POST /v1/admin/accounts/{accountId}/erase: no body (an empty object at most). */
+export const EraseAccountBody = z.object({}).strict();
+
+/**
+ * `data` of POST /v1/admin/accounts/{accountId}/erase (crypto-shredding, issue 16): the account's
+ * message contents now read as `[erased]` everywhere; ids, times, statuses, counts and the hash
+ * chain stay. Erasing again answers 200 with the first `erasedAt` and zeros, unless messages sent
+ * since were sealed under a new key (that key is destroyed then, with a new `erasedAt`).
+ */
+export const EraseAccountResult = z.object({
+  accountId: AccountId,
+  erasedAt: IsoTimestamp.meta({ description: 'When the contents were erased (the earlier erasure when nothing was left to erase).', example: '2026-11-21T10:15:30.000Z' }),
+  keysDestroyed: z.number().int().min(0).meta({ description: 'Data keys destroyed by this request: every content they sealed is unreadable for good.', example: 1 }),
+  blobsDeleted: z.number().int().min(0).meta({ description: 'Media files of the account\'s messages deleted by this request.', example: 3 }),
+  publicEventsErased: z.number().int().min(0).meta({ description: 'Recorded `message.received` events (for the live stream, replays and webhook retries) whose contents this request replaced by `[erased]`.', example: 12 }),
+});
+export type EraseAccountResult = z.infer<typeof EraseAccountResult>;
+export const EraseAccountResponse = successEnvelope(EraseAccountResult);
+export type EraseAccountResponse = z.infer<typeof EraseAccountResponse>;
+
 /** Method, path, and the schemas of each admin endpoint, for routing and OpenAPI. */
 export const ADMIN_ENDPOINTS = {
   createAccount: { method: 'POST', path: '/v1/admin/accounts', status: 201, body: CreateAccountBody, response: CreateAccountResponse },
@@ -131,6 +151,14 @@ export const ADMIN_ENDPOINTS = {
     response: AccountResponse,
   },
   closeAccount: { method: 'DELETE', path: '/v1/admin/accounts/:accountId', status: 200, params: AccountIdParams, response: CloseAccountResponse },
+  eraseAccount: {
+    method: 'POST',
+    path: '/v1/admin/accounts/:accountId/erase',
+    status: 200,
+    params: AccountIdParams,
+    body: EraseAccountBody,
+    response: EraseAccountResponse,
+  },
   createKey: {
     method: 'POST',
     path: '/v1/admin/accounts/:accountId/keys',

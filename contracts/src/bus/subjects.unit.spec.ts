@@ -34,11 +34,13 @@ describe('bus subjects', () => {
       'sb.v1.messaging.sendMedia',
       'sb.v1.messaging.sendLocation',
       'sb.v1.messaging.sendButtons',
+      'sb.v1.messaging.sendPoll',
       'sb.v1.messaging.get',
       'sb.v1.messaging.recordInbound',
       'sb.v1.messaging.history',
       'sb.v1.messaging.media',
       'sb.v1.messaging.recordReceipt',
+      'sb.v1.messaging.eraseContents',
       'sb.v1.quota.authenticate',
       'sb.v1.quota.reserveSession',
       'sb.v1.quota.releaseSession',
@@ -62,6 +64,7 @@ describe('bus subjects', () => {
       'sb.v1.events.replay',
       'sb.v1.events.test',
       'sb.v1.events.readStream',
+      'sb.v1.events.eraseContents',
     ]);
   });
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_IDS as ID, EXAMPLE_TIME } from '../examples/ids.js';
 import { messageEventParser } from '../messaging/events.js';
+import { InboundContent } from '../messaging/inbound.js';
+import { InboundContentType } from '../messaging/sealed-content.js';
+import { MessageContent } from '../messages/content.js';
+import { MessageType } from '../messages/status.js';
 import { idempotencyKeyHash } from '../common/idempotency.js';
 import { quotaEventParser } from '../quota/events.js';
 import { sessionEventParser } from '../sessions/events.js';
@@ -65,14 +69,36 @@ const STORED = {
     previousValidUntil: EXAMPLE_TIME, rotatedAt: EXAMPLE_TIME,
   },
   WebhookDeleted: { webhookId: 'wh_01JD8Z9C2D3E4F5G6H7J8K9M0N', deletedAt: EXAMPLE_TIME },
+  MessageContentsErased: { accountId: ID.account, keyIds: ['dk_01JD8Z5W3X4Y5Z6A7B8C9D0E1F'], erasedAt: EXAMPLE_TIME },
 } as const;
 
 /** Events past their first version. */
 const VERSION: Record<string, number> = { MessageAccepted: 2 };
 
+const SEALED = { keyId: 'dk_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', sealed: 'AQ'.repeat(30) };
+/** The versions written with sealed contents (issue 16), beside the plain-text ones above. */
+const SEALED_STORED = {
+  'MessageAccepted@3': { ...STORED.MessageAccepted, content: { type: 'media', ...SEALED } },
+  'MessageReceived@2': { ...STORED.MessageReceived, content: { type: 'text', ...SEALED } },
+} as const;
+
 describe('event parsing by type + version', () => {
   it('has a fixture for every registered event', () => {
-    expect(domainEventParser.keys.slice().sort()).toEqual(Object.keys(STORED).map((t) => `${t}@${VERSION[t] ?? 1}`).sort());
+    const plain = Object.keys(STORED).map((t) => `${t}@${VERSION[t] ?? 1}`);
+    expect(domainEventParser.keys.slice().sort()).toEqual([...plain, ...Object.keys(SEALED_STORED)].sort());
+  });
+
+  it.each(Object.entries(SEALED_STORED))('reads %s, its content sealed: only the type stays readable', (key, data) => {
+    const [type, version] = key.split('@') as [string, string];
+    expect(messageEventParser.parse({ type, version: Number(version), data })).toEqual({ type, version: Number(version), data });
+    // A content in plain text has no place in a sealed version, nor a sealed one in a plain version.
+    expect(messageEventParser.safeParse({ type, version: Number(version), data: { ...data, content: { type: 'text', text: 'hi' } } }).ok).toBe(false);
+    expect(messageEventParser.safeParse({ type, version: Number(version) - 1, data }).ok).toBe(false);
+  });
+
+  it('seals every kind of content there is, by its type', () => {
+    expect(InboundContentType.options.slice().sort()).toEqual(InboundContent.options.map((o) => o.shape.type.value).sort());
+    expect(MessageType.options.slice().sort()).toEqual(MessageContent.options.map((o) => o.shape.type.value).sort());
   });
 
   it.each(Object.entries(STORED))('reads %s at its current version', (type, data) => {
@@ -89,7 +115,7 @@ describe('event parsing by type + version', () => {
 
   it('routes each service parser to its own events only', () => {
     expect(sessionEventParser.keys).toHaveLength(8);
-    expect(messageEventParser.keys).toHaveLength(9);
+    expect(messageEventParser.keys).toHaveLength(12);
     expect(quotaEventParser.keys).toHaveLength(10);
     const result = sessionEventParser.safeParse({ type: 'MessageSent', version: 1, data: STORED.MessageSent });
     expect(result.ok ? null : result.error.reason).toBe('unknown_type');
@@ -128,7 +154,7 @@ describe('event subjects and streams', () => {
     expect(subjectForEvent('MessageDelivered')).toBe('sb.v1.evt.message.MessageDelivered');
     expect(subjectForEvent('ApiKeyRevoked')).toBe('sb.v1.evt.account.ApiKeyRevoked');
     expect(subjectForEvent('DailyQuotaReserved')).toBe('sb.v1.evt.usage.DailyQuotaReserved');
-    expect(Object.keys(EVENT_CATEGORY)).toHaveLength(ALL_EVENTS.length);
+    expect(Object.keys(EVENT_CATEGORY)).toHaveLength(new Set(ALL_EVENTS.map((e) => e.shape.type.value)).size);
   });
 
   it('names streams <category>-<id>', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSAGE_EVENTS } from '../messaging/events.js';
+import { MESSAGE_EVENTS, SEALED_MESSAGE_EVENTS } from '../messaging/events.js';
 import { ACCOUNT_EVENTS, USAGE_EVENTS } from '../quota/events.js';
 import { SESSION_EVENTS } from '../sessions/events.js';
 import { WEBHOOK_EVENTS } from '../webhooks/events.js';
@@ -10,7 +10,7 @@ import { eventSubject, STREAM_CATEGORY } from './streams.js';
 import type { StreamCategory } from './streams.js';
 
 /** Every event schema of every service, each version registered once. */
-export const ALL_EVENTS = [...SESSION_EVENTS, ...MESSAGE_EVENTS, ...ACCOUNT_EVENTS, ...USAGE_EVENTS, ...WEBHOOK_EVENTS] as const;
+export const ALL_EVENTS = [...SESSION_EVENTS, ...MESSAGE_EVENTS, ...SEALED_MESSAGE_EVENTS, ...ACCOUNT_EVENTS, ...USAGE_EVENTS, ...WEBHOOK_EVENTS] as const;
 
 /** Any domain event (current versions). */
 export type DomainEvent = z.output<(typeof ALL_EVENTS)[number]>;

@@ -14,6 +14,8 @@ export type StreamCategory = (typeof STREAM_CATEGORY)[keyof typeof STREAM_CATEGO
 
 export const sessionStream = (id: SessionId): string => `session-${id}`;
 export const messageStream = (id: MessageId): string => `message-${id}`;
+/** An account's message contents as a whole (their erasures): in the message category, so read models see it in order. */
+export const accountContentsStream = (id: AccountId): string => `message-${id}`;
 export const accountStream = (id: AccountId): string => `account-${id}`;
 export const webhookStream = (id: WebhookId): string => `webhook-${id}`;
 /** Daily usage counter of one account on one UTC day. */

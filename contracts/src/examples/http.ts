@@ -56,6 +56,13 @@ export const HTTP_EXAMPLES = {
     ],
     footer: 'Switchboard support',
   },
+  sendPollBody: {
+    sessionId: ID.session,
+    to: '15551234567',
+    question: 'Which day suits you for the visit?',
+    options: ['Tuesday', 'Wednesday', 'Thursday'],
+    multipleAnswers: false,
+  },
   sendMessageResponse: { success: true, data: { messageId: ID.message, status: 'sent', timestamp: EXAMPLE_TIME } },
   sendMessagePendingResponse: { success: true, data: { messageId: ID.message, status: 'pending', timestamp: EXAMPLE_TIME } },
   sendMediaResponse: { success: true, data: { messageId: ID.message, status: 'sent', timestamp: EXAMPLE_TIME, mediaType: 'document' } },
@@ -91,6 +98,10 @@ export const HTTP_EXAMPLES = {
   closeAccountResponse: {
     success: true,
     data: { accountId: ID.account, closedAt: EXAMPLE_TIME, sessionsDeleted: 2, keysRevoked: 1 },
+  },
+  eraseAccountResponse: {
+    success: true,
+    data: { accountId: ID.account, erasedAt: EXAMPLE_TIME, keysDestroyed: 1, blobsDeleted: 3, publicEventsErased: 12 },
   },
   patchAccountBody: { plan: 'premium' },
   createKeyBody: { scopes: ['api'] },

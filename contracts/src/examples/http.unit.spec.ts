@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { AccountResponse, CloseAccountResponse, CreateAccountBody, CreateAccountResponse, CreateKeyBody, CreateKeyResponse, PatchAccountBody, RevokeKeyResponse } from '../admin/http.js';
+import { AccountResponse, CloseAccountResponse, CreateAccountBody, EraseAccountResponse, CreateAccountResponse, CreateKeyBody, CreateKeyResponse, PatchAccountBody, RevokeKeyResponse } from '../admin/http.js';
 import { ErrorEnvelope } from '../errors/envelope.js';
 import { HealthzResponse, ReadyzResponse } from '../health/http.js';
 import { GetMessageResponse } from '../messages/history-http.js';
 import {
-  SendButtonsBody,
+  SendButtonsBody, SendPollBody,
   SendLocationBody,
   SendMediaBody,
   SendMediaResponse,
@@ -37,6 +37,7 @@ const cases: [keyof typeof EX, z.ZodType][] = [
   ['sendMediaBody', SendMediaBody],
   ['sendLocationBody', SendLocationBody],
   ['sendButtonsBody', SendButtonsBody],
+  ['sendPollBody', SendPollBody],
   ['sendMessageResponse', SendMessageResponse],
   ['sendMessagePendingResponse', SendMessageResponse],
   ['sendMediaResponse', SendMediaResponse],
@@ -46,6 +47,7 @@ const cases: [keyof typeof EX, z.ZodType][] = [
   ['createAccountResponse', CreateAccountResponse],
   ['accountResponse', AccountResponse],
   ['closeAccountResponse', CloseAccountResponse],
+  ['eraseAccountResponse', EraseAccountResponse],
   ['patchAccountBody', PatchAccountBody],
   ['createKeyBody', CreateKeyBody],
   ['createKeyResponse', CreateKeyResponse],

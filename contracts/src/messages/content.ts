@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Button, Caption, Filename, Footer, Latitude, LocationAddress, LocationName, Longitude, MessageText } from './http.js';
+import { Button, Caption, Filename, Footer, Latitude, LocationAddress, LocationName, Longitude, MessageText, PollOptions, PollQuestion } from './http.js';
 import { MediaType } from './status.js';
 
 /** SHA-256 of media bytes, lower-case hex: identifies the bytes without carrying them. */
@@ -38,5 +38,13 @@ export const ButtonsContent = z.object({
   footer: Footer.optional(),
 });
 
-export const MessageContent = z.discriminatedUnion('type', [TextContent, MediaContent, LocationContent, ButtonsContent]);
+/** A poll: `multipleAnswers` false lets a contact choose one option, true any number. */
+export const PollContent = z.object({
+  type: z.literal('poll'),
+  question: PollQuestion,
+  options: PollOptions,
+  multipleAnswers: z.boolean(),
+});
+
+export const MessageContent = z.discriminatedUnion('type', [TextContent, MediaContent, LocationContent, ButtonsContent, PollContent]);
 export type MessageContent = z.infer<typeof MessageContent>;

@@ -18,7 +18,7 @@ export type MessageDirection = z.infer<typeof MessageDirection>;
  * carries the network's raw type name (`content.rawType`).
  */
 export const HistoryMessageType = z
-  .enum(['text', 'media', 'location', 'buttons', 'contact', 'poll_vote', 'button_reply', 'unsupported'])
+  .enum(['text', 'media', 'location', 'buttons', 'poll', 'contact', 'poll_vote', 'button_reply', 'unsupported'])
   .meta({ description: 'What the message is; only the content fields of its type are present.', example: 'text' });
 export type HistoryMessageType = z.infer<typeof HistoryMessageType>;
 
@@ -64,6 +64,15 @@ export const HistoryContent = z.object({
     .optional()
     .meta({ description: 'The buttons sent (`buttons`).' }),
   footer: z.string().optional().meta({ description: 'Small print under the text (`buttons`).', example: 'Reply to choose' }),
+  /** A poll sent through the API: its question, its options and whether several may be chosen. */
+  poll: z
+    .object({
+      question: z.string().meta({ description: 'The question.', example: 'Which day suits you?' }),
+      options: z.array(z.string()).meta({ description: 'The options, in the order sent.', example: ['Tuesday', 'Wednesday'] }),
+      multipleAnswers: z.boolean().meta({ description: 'Whether a contact may choose several options.', example: false }),
+    })
+    .optional()
+    .meta({ description: 'The poll sent (`poll`); contacts\' votes arrive as `poll_vote` messages.' }),
   /** A contact card: the name shown and the vCard text. */
   contact: z
     .object({
@@ -76,7 +85,14 @@ export const HistoryContent = z.object({
   pollVote: z
     .object({
       pollMessageId: z.string().min(1).max(256).meta({ description: 'The poll\'s message id (ours when we sent it).', example: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K' }),
-      options: z.array(z.string().max(1024)).meta({ description: 'The options now chosen.', example: ['Tuesday'] }),
+      options: z.array(z.string().max(1024)).meta({
+        description: 'The options the contact has chosen now (a vote replaces the contact\'s earlier one; empty: the vote was withdrawn).',
+        example: ['Tuesday'],
+      }),
+      unreadable: z
+        .literal(true)
+        .optional()
+        .meta({ description: 'The vote could not be opened (a poll not sent through this session): `options` is then empty.', example: true }),
     })
     .optional()
     .meta({ description: 'A vote on a poll (`poll_vote`).' }),
@@ -90,6 +106,14 @@ export const HistoryContent = z.object({
     .meta({ description: 'The button or list row a contact tapped (`button_reply`).' }),
   /** `unsupported`: the network's name of the message type. */
   rawType: z.string().max(128).optional().meta({ description: 'The network\'s name of the message type (`unsupported`).', example: 'pollCreationMessage' }),
+  /**
+   * The account's message contents were erased (crypto-shredding): none of the content fields of
+   * its type are left, `text` reads `[erased]`; `type`, the parties, times and status remain.
+   */
+  erased: z
+    .literal(true)
+    .optional()
+    .meta({ description: 'Present once the account\'s message contents were erased: no content field of its `type` is left and `text` reads `[erased]`.', example: true }),
 });
 export type HistoryContent = z.infer<typeof HistoryContent>;
 

@@ -135,6 +135,55 @@ export const SendButtonsBody = z
   .strict();
 export type SendButtonsBody = z.infer<typeof SendButtonsBody>;
 
+/** The most options a poll may have, as WhatsApp allows. */
+export const MAX_POLL_OPTIONS = 12;
+
+/**
+ * Not blank: at least one character that is not white space (a blank option shows as nothing).
+ * An empty value is left to the length rule, so it is reported once.
+ */
+const notBlank = (field: string) => [(value: string) => value.length === 0 || value.trim().length > 0, `${field} must not be blank`] as const;
+
+export const PollQuestion = len('question', 1, 255)
+  .refine(...notBlank('question'))
+  .meta({ description: 'The poll\'s question, 1–255 characters (WhatsApp\'s own limit).', example: 'Which day suits you?' });
+export const PollOption = len('option', 1, 100)
+  .refine(...notBlank('option'))
+  .meta({ description: 'One answer, 1–100 characters (WhatsApp\'s own limit); unique within the poll.', example: 'Tuesday' });
+
+/**
+ * 2–12 options, each unique within the poll: a vote names an option by the SHA-256 of its text,
+ * so two equal options could never be told apart. A duplicate is reported at its own index.
+ */
+export const PollOptions = z
+  .array(PollOption)
+  .min(2, `options must have 2–${MAX_POLL_OPTIONS} elements`)
+  .max(MAX_POLL_OPTIONS, `options must have 2–${MAX_POLL_OPTIONS} elements`)
+  .superRefine((options: unknown, ctx) => {
+    if (!Array.isArray(options)) return;
+    const seen = new Set<unknown>();
+    options.forEach((option: unknown, index) => {
+      if (typeof option !== 'string') return;
+      if (seen.has(option)) ctx.addIssue({ code: 'custom', path: [index], message: 'option must be unique within the poll' });
+      seen.add(option);
+    });
+  }, ALWAYS)
+  .meta({ description: `2–${MAX_POLL_OPTIONS} answers, unique within the poll.` });
+
+/** POST /v1/messages/poll: the recommended alternative to buttons (a poll renders on every WhatsApp client). */
+export const SendPollBody = z
+  .object({
+    ...target,
+    question: PollQuestion,
+    options: PollOptions,
+    multipleAnswers: z
+      .boolean()
+      .default(false)
+      .meta({ description: 'Whether a contact may choose several options (default: one).', example: false }),
+  })
+  .strict();
+export type SendPollBody = z.infer<typeof SendPollBody>;
+
 /** Path parameters of GET /v1/messages/{messageId}. */
 export const MessageIdParams = z.object({ messageId: MessageId });
 export type MessageIdParams = z.infer<typeof MessageIdParams>;
@@ -194,4 +243,5 @@ export const MESSAGE_SEND_ENDPOINTS = {
   sendMedia: { method: 'POST', path: '/v1/messages/media', status: 201, body: SendMediaBody, response: SendMediaResponse },
   sendLocation: { method: 'POST', path: '/v1/messages/location', status: 201, body: SendLocationBody, response: SendMessageResponse },
   sendButtons: { method: 'POST', path: '/v1/messages/buttons', status: 201, body: SendButtonsBody, response: SendMessageResponse },
+  sendPoll: { method: 'POST', path: '/v1/messages/poll', status: 201, body: SendPollBody, response: SendMessageResponse },
 } as const satisfies Record<string, EndpointContract>;

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { validationIssues } from '../errors/validation.js';
 import { EXAMPLE_IDS as ID } from '../examples/ids.js';
-import { SendButtonsBody, SendLocationBody, SendMediaBody, SendTextBody } from './http.js';
+import { SendButtonsBody, SendLocationBody, SendMediaBody, SendPollBody, SendTextBody } from './http.js';
 
 const base = { sessionId: ID.session, to: '15551234567' };
 const text = { ...base, text: 'hi' };
 const media = { ...base, mediaType: 'image', media: 'https://example.com/a.jpg' };
 const location = { ...base, latitude: 0, longitude: 0 };
 const buttons = { ...base, text: 'pick', buttons: [{ id: 'a', text: 'A' }] };
+const poll = { ...base, question: 'Which day?', options: ['Tue', 'Wed'] };
 
 /** Sorted issue paths, as the gateway reports them in `details`. */
 function paths(schema: z.ZodType, body: unknown): string[] {
@@ -53,8 +54,33 @@ describe('invalid send bodies report the exact path of each problem', () => {
     ['duplicate button id', SendButtonsBody, { ...buttons, buttons: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }, { id: 'a', text: 'C' }] }, ['buttons.2.id']],
     ['unknown button field', SendButtonsBody, { ...buttons, buttons: [{ id: 'a', text: 'A', url: 'x' }] }, ['buttons.0.url']],
     ['footer of 61', SendButtonsBody, { ...buttons, footer: 'x'.repeat(61) }, ['footer']],
+    ['poll without a question', SendPollBody, { ...poll, question: undefined }, ['question']],
+    ['blank poll question', SendPollBody, { ...poll, question: '   ' }, ['question']],
+    ['poll question of 256', SendPollBody, { ...poll, question: 'x'.repeat(256) }, ['question']],
+    ['poll with one option', SendPollBody, { ...poll, options: ['Tue'] }, ['options']],
+    ['poll with 13 options', SendPollBody, { ...poll, options: Array.from({ length: 13 }, (_, i) => `o${i}`) }, ['options']],
+    ['empty option', SendPollBody, { ...poll, options: ['Tue', ''] }, ['options.1']],
+    ['blank option', SendPollBody, { ...poll, options: ['Tue', ' \t'] }, ['options.1']],
+    ['option of 101', SendPollBody, { ...poll, options: ['Tue', 'x'.repeat(101)] }, ['options.1']],
+    ['duplicate options', SendPollBody, { ...poll, options: ['Tue', 'Wed', 'Tue'] }, ['options.2']],
+    ['option not a string', SendPollBody, { ...poll, options: ['Tue', 3] }, ['options.1']],
+    ['multipleAnswers not a boolean', SendPollBody, { ...poll, multipleAnswers: 'yes' }, ['multipleAnswers']],
+    ['unknown poll field', SendPollBody, { ...poll, footer: 'f' }, ['footer']],
   ])('%s', (_name, schema, body, expected) => {
     expect(paths(schema, body)).toEqual(expected);
+  });
+});
+
+describe('a poll body', () => {
+  it('takes 2 and 12 options, defaults to one answer, keeps the options as given', () => {
+    expect(SendPollBody.parse(poll)).toEqual({ ...poll, multipleAnswers: false });
+    const twelve = Array.from({ length: 12 }, (_, i) => `option ${i}`);
+    expect(SendPollBody.parse({ ...poll, options: twelve, multipleAnswers: true })).toMatchObject({ options: twelve, multipleAnswers: true });
+    expect(SendPollBody.parse({ ...poll, options: ['Tue', 'tue', ' Tue'] }).options).toEqual(['Tue', 'tue', ' Tue']);
+  });
+
+  it('reports a duplicate next to an invalid sibling and a bad question, all at once', () => {
+    expect(paths(SendPollBody, { ...poll, question: '', options: ['a', 'a', 'x'.repeat(101)] })).toEqual(['options.1', 'options.2', 'question']);
   });
 });
 

@@ -32,7 +32,7 @@ export const SendStatus = z.enum(['sent', 'pending']).meta({ description: 'Where
 export type SendStatus = z.infer<typeof SendStatus>;
 
 /** Message type: which send endpoint created it. */
-export const MessageType = z.enum(['text', 'media', 'location', 'buttons']).meta({ description: 'Which send endpoint created the message.', example: 'text' });
+export const MessageType = z.enum(['text', 'media', 'location', 'buttons', 'poll']).meta({ description: 'Which send endpoint created the message.', example: 'text' });
 export type MessageType = z.infer<typeof MessageType>;
 
 /** Media type of a media message. */

@@ -3,7 +3,7 @@ import { IdempotencyRef } from '../common/idempotency.js';
 import { AccountId, MessageId, SessionId } from '../common/ids.js';
 import { IsoTimestamp } from '../common/time.js';
 import { Sha256Hex } from '../messages/content.js';
-import { SendButtonsBody, SendLocationBody, SendMediaResult, SendMessageResult, mediaSendBody } from '../messages/http.js';
+import { SendButtonsBody, SendLocationBody, SendMediaResult, SendMessageResult, SendPollBody, mediaSendBody } from '../messages/http.js';
 import { SendTextBody } from '../messages/http.js';
 import { MediaUrl } from '../messages/media.js';
 import { DailyUsage } from '../quota/commands.js';
@@ -65,6 +65,9 @@ export type SendLocationCommand = z.infer<typeof SendLocationCommand>;
 /** sb.v1.messaging.sendButtons */
 export const SendButtonsCommand = sendCommand(SendButtonsBody);
 export type SendButtonsCommand = z.infer<typeof SendButtonsCommand>;
+/** sb.v1.messaging.sendPoll */
+export const SendPollCommand = sendCommand(SendPollBody);
+export type SendPollCommand = z.infer<typeof SendPollCommand>;
 
 /** sb.v1.messaging.get */
 export const MessageRef = z.object({ accountId: AccountId, messageId: MessageId });

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { AccountId, MessageId, SessionId } from '../common/ids.js';
 import { Phone } from '../common/phone.js';
 import { IsoTimestamp } from '../common/time.js';
+import { Sha256Hex } from '../messages/content.js';
 import { InboundMediaFacts } from '../messages/history.js';
+import { MAX_POLL_OPTIONS } from '../messages/http.js';
 
 // What contacts send (issue 11): the content of an inbound message as sessions forwards it and
 // messaging records it. Bytes never travel: media is in the media blob store under its sha256.
@@ -20,8 +22,24 @@ const location = z.object({
   address: z.string().max(1024).optional(),
 });
 const contact = z.object({ type: z.literal('contact'), displayName: z.string().max(1024), vcard: z.string().max(65_536) });
-/** `options`: the chosen options' names when the vote could be opened, else empty (see README). */
-const pollVote = z.object({ type: z.literal('poll_vote'), pollNetworkId: NetworkMessageId, options: z.array(z.string().max(1024)) });
+/**
+ * A vote on a poll as recorded: the options the voter has chosen now, by name (empty: withdrawn);
+ * `pollMessageId` is our id of the poll when Switchboard sent it. `unreadable`: the vote could not
+ * be opened (its poll was not sent through this session), so `options` is empty.
+ */
+const pollVote = z.object({
+  type: z.literal('poll_vote'),
+  pollNetworkId: NetworkMessageId,
+  options: z.array(z.string().max(1024)).max(MAX_POLL_OPTIONS),
+  pollMessageId: MessageId.optional(),
+  unreadable: z.literal(true).optional(),
+});
+/**
+ * A vote as sessions forwards it: `selectedOptionHashes` (SHA-256 hex of each chosen option's
+ * text, as WhatsApp votes) when the session opened the vote, null when it could not. Messaging
+ * names the options from the poll it sent. `options` stays empty (forwards before this field).
+ */
+const forwardedPollVote = pollVote.extend({ selectedOptionHashes: z.array(Sha256Hex).max(MAX_POLL_OPTIONS).nullable().optional() });
 const buttonReply = z.object({ type: z.literal('button_reply'), id: z.string().max(1024), text: z.string().max(1024).optional() });
 const unsupported = z.object({ type: z.literal('unsupported'), rawType: z.string().min(1).max(128) });
 /** A reaction to a message (`emoji` empty = removed); recorded as its own fact, see MessageReactionReceived. */
@@ -32,7 +50,7 @@ export const InboundContent = z.discriminatedUnion('type', [text, media, locatio
 export type InboundContent = z.infer<typeof InboundContent>;
 
 /** What sessions forwards: any received content, or a reaction. */
-export const ForwardedContent = z.discriminatedUnion('type', [text, media, location, contact, pollVote, buttonReply, unsupported, reaction]);
+export const ForwardedContent = z.discriminatedUnion('type', [text, media, location, contact, forwardedPollVote, buttonReply, unsupported, reaction]);
 export type ForwardedContent = z.infer<typeof ForwardedContent>;
 
 /**

@@ -4,6 +4,7 @@ import { AccountId } from '../common/ids.js';
 import { ListMessagesQuery, ListMessagesResult, MessageLookupView } from '../messages/history-http.js';
 import { Sha256Hex } from '../messages/content.js';
 import { RecordInboundCommand, RecordInboundReply } from './inbound.js';
+import { EraseContentsReply } from './sealed-content.js';
 import {
   MessageRef,
   RecordReceiptCommand,
@@ -13,6 +14,7 @@ import {
   SendMediaCommand,
   SendMediaReply,
   SendMessageReply,
+  SendPollCommand,
   SendTextCommand,
 } from './commands.js';
 
@@ -34,9 +36,12 @@ export const MessagingSubjects = {
   sendMedia: defineSubject('sb.v1.messaging.sendMedia', SendMediaCommand, SendMediaReply),
   sendLocation: defineSubject('sb.v1.messaging.sendLocation', SendLocationCommand, SendMessageReply),
   sendButtons: defineSubject('sb.v1.messaging.sendButtons', SendButtonsCommand, SendMessageReply),
+  sendPoll: defineSubject('sb.v1.messaging.sendPoll', SendPollCommand, SendMessageReply),
   get: defineSubject('sb.v1.messaging.get', MessageRef, MessageLookupView),
   recordInbound: defineSubject('sb.v1.messaging.recordInbound', RecordInboundCommand, RecordInboundReply),
   history: defineSubject('sb.v1.messaging.history', HistoryRequest, ListMessagesResult),
   media: defineSubject('sb.v1.messaging.media', MessageRef, MessageMediaRef),
   recordReceipt: defineSubject('sb.v1.messaging.recordReceipt', RecordReceiptCommand, RecordReceiptReply),
+  /** Crypto-shredding (issue 16): deletes the account's media blobs and destroys its data keys; idempotent. */
+  eraseContents: defineSubject('sb.v1.messaging.eraseContents', z.object({ accountId: AccountId }), EraseContentsReply),
 } as const;

@@ -20,6 +20,8 @@ import { CreateSessionResult } from './http.js';
 export const CreateSessionCommand = z.object({
   accountId: AccountId,
   name: SessionName.optional(),
+  /** Pair by code for this number too (the reply then carries `pairingCode`). */
+  phoneNumber: Phone.optional(),
   /** `requestHash` covers `idempotencyRequestHash(CREATE_SESSION_KIND, body)`. */
   idempotency: IdempotencyRef.optional(),
 });

@@ -5,12 +5,25 @@ import { SessionId } from '../common/ids.js';
 import { Phone } from '../common/phone.js';
 import { ListLimit, ListOffset, PAGE_FIELDS } from '../common/query.js';
 import { IsoTimestamp } from '../common/time.js';
-import { QrCodeDataUrl, SessionName, SessionStatus } from './status.js';
+import { PairingCode, QrCodeDataUrl, SessionName, SessionStatus } from './status.js';
 
 // ---- requests ------------------------------------------------------------------------------
 
-/** POST /v1/sessions. An absent body is treated as `{}` by the gateway. */
-export const CreateSessionBody = z.object({ name: SessionName.optional() }).strict();
+/**
+ * POST /v1/sessions. An absent body is treated as `{}` by the gateway. `phoneNumber` asks for a
+ * pairing code for that number beside the QR code.
+ */
+export const CreateSessionBody = z
+  .object({
+    name: SessionName.optional(),
+    phoneNumber: Phone.optional().meta({
+      description:
+        'Pair by code: the number of the phone that will link the session, country code and number, digits only. The answer then ' +
+        'also carries `pairingCode`, to type on that phone instead of scanning the QR code.',
+      example: '15551234567',
+    }),
+  })
+  .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 
 /** Path parameters of /v1/sessions/{sessionId}[/qr]. */
@@ -34,10 +47,11 @@ export type ListSessionsQueryInput = z.input<typeof ListSessionsQuery>;
 
 // ---- responses -----------------------------------------------------------------------------
 
-/** `data` of POST /v1/sessions (201): only these three fields. */
+/** `data` of POST /v1/sessions (201): only these three fields, and `pairingCode` when created with `phoneNumber`. */
 export const CreateSessionResult = z.object({
   sessionId: SessionId,
   qrCode: QrCodeDataUrl,
+  pairingCode: PairingCode.optional(),
   status: z.literal('pending').meta({ description: 'Always `pending` until the code is scanned.', example: 'pending' }),
 });
 export type CreateSessionResult = z.infer<typeof CreateSessionResult>;

@@ -32,3 +32,19 @@ export const QrCodeDataUrl = z
   .regex(/^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/, 'must be a data:image/png;base64 URL')
   .meta({ description: 'The QR code to scan, as a PNG data URL (show it as an image).', example: 'data:image/png;base64,iVBORw0KGgo=' });
 export type QrCodeDataUrl = z.infer<typeof QrCodeDataUrl>;
+
+/**
+ * The code to type on the phone instead of scanning the QR (WhatsApp: Linked devices → Link a
+ * device → "Link with phone number instead"): 8 characters of the network's alphabet (digits 1–9
+ * and letters but I, O and U), shown as WhatsApp shows them, in two groups of four.
+ */
+export const PairingCode = z
+  .string()
+  .regex(/^[1-9A-HJ-NP-TV-Z]{4}-[1-9A-HJ-NP-TV-Z]{4}$/, 'must be 8 characters in two groups of four, e.g. "ABCD-EFGH"')
+  .meta({
+    description:
+      'Only when the session was created with `phoneNumber`: the code to type on that phone (WhatsApp → Linked devices → Link a device → ' +
+      '"Link with phone number instead"). Valid until the pairing ends (about 2 min 40 s); the QR code works too.',
+    example: 'ABCD-EFGH',
+  });
+export type PairingCode = z.infer<typeof PairingCode>;

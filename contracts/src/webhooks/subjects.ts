@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AccountId, SessionId, WebhookId } from '../common/ids.js';
+import { IsoTimestamp } from '../common/time.js';
 import { defineSubject } from '../bus/subject.js';
 import { PublicEventId, SubscribableEventType } from '../public-events/catalogue.js';
 import {
@@ -54,4 +55,13 @@ export const EventsSubjects = {
   replay: defineSubject('sb.v1.events.replay', z.object({ ...ref, body: ReplayBody }), ReplayResult),
   test: defineSubject('sb.v1.events.test', WebhookRef, TestResult),
   readStream: defineSubject('sb.v1.events.readStream', ReadEventStreamRequest, EventStreamPage),
+  /**
+   * Crypto-shredding (issue 16): the contents in the account's recorded public events and webhook
+   * deliveries of messages received up to `erasedAt` are replaced by `[erased]`; idempotent.
+   */
+  eraseContents: defineSubject(
+    'sb.v1.events.eraseContents',
+    z.object({ ...account, erasedAt: IsoTimestamp }),
+    z.object({ eventsErased: z.number().int().min(0), deliveriesErased: z.number().int().min(0) }),
+  ),
 } as const;

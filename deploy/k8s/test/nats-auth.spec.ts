@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUS_SUBJECTS, EVENT_CATEGORY, FEED_SOURCES, QuotaSubjects, ReadySubjects, subjectForEvent } from '@switchboard/contracts';
+import { BUS_SUBJECTS, EVENT_CATEGORY, FEED_SOURCES, QuotaSubjects, ReadySubjects, RebuildableService, projectionRebuildReportSubject, projectionRebuildSubject, subjectForEvent } from '@switchboard/contracts';
 import type { DomainEventType } from '@switchboard/contracts';
 import { describe, expect, it } from 'vitest';
 import { busUsage, ownerOf } from './bus-usage.js';
@@ -24,6 +24,9 @@ const usage = Object.fromEntries(SERVICES.map((s) => [s, busUsage(repoRoot, s)])
 const publishers = (subject: string) => users.filter((u) => allows(u.publish, subject)).map((u) => u.user).sort();
 const subscribers = (subject: string) => users.filter((u) => allows(u.subscribe, subject)).map((u) => u.user).sort();
 
+/** What the CLI publishes besides the gateway's own calls: `projections rebuild` asks each service's replicas. */
+const CLI_REQUESTS = RebuildableService.options.map((service) => projectionRebuildSubject(service));
+
 const CATEGORY_OWNER: Record<string, string> = { session: 'sessions', message: 'messaging', account: 'quota', usage: 'quota', webhook: 'events' };
 /** The one service that publishes an event subject: a feed wake-up its source, public wake-ups events, stored events their category's owner. */
 function publisherOf(subject: string): string {
@@ -41,12 +44,14 @@ function jetStreamInCode() {
       .flatMap((f) => [...readFileSync(join(repoRoot, dir, f), 'utf8').matchAll(/export const (\w+) = '([\w.-]+)';/g)].map((m) => [m[1]!, m[2]!])),
   );
   const sessions = constants('services/sessions/src');
+  const messaging = constants('services/messaging/src');
   const blobUsers = SERVICES.filter((s) =>
     readdirSync(join(repoRoot, 'services', s, 'src'), { recursive: true, encoding: 'utf8' })
       .some((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts') && /\b(openBlobStore|lazyBlobStore)\(/.test(readFileSync(join(repoRoot, 'services', s, 'src', f), 'utf8'))),
   ).sort();
   return {
     kvBuckets: Object.entries(sessions).filter(([name]) => name.endsWith('_BUCKET')).map(([, value]) => value),
+    messagingBuckets: Object.entries(messaging).filter(([name]) => name.endsWith('_BUCKET')).map(([, value]) => value),
     objectStore: constants('libs/blob-store/src')['DEFAULT_BUCKET']!,
     outbox: sessions['OUTBOX_STREAM'] ? { stream: sessions['OUTBOX_STREAM'], subject: sessions['OUTBOX_SUBJECT']! } : undefined,
     blobUsers,
@@ -76,8 +81,8 @@ describe('NATS users and permissions (base/nats.conf)', () => {
     expect(unknown, 'references the scan cannot read (add them to DYNAMIC in bus-usage.ts)').toEqual([]);
     const user = userOf(service);
     expect([...requests].filter((s) => !allows(user.publish, s))).toEqual([]);
-    // Nothing more: each sb.v1.<other>.<verb> it may publish is one it calls.
-    const granted = user.publish.filter((p) => p.startsWith('sb.v1.') && !p.startsWith('sb.v1.evt.') && ownerOf(p) !== service);
+    // Nothing more: each sb.v1.<other>.<verb> it may publish is one it calls (or, the gateway's user running the CLI, a rebuild request).
+    const granted = user.publish.filter((p) => p.startsWith('sb.v1.') && !p.startsWith('sb.v1.evt.') && ownerOf(p) !== service && !(service === 'gateway' && CLI_REQUESTS.includes(p)));
     expect(granted.filter((p) => !requests.has(p))).toEqual([]);
     if (requests.size > 0) expect(user.subscribe, 'replies come back on _INBOX').toContain('_INBOX.>');
   });
@@ -89,6 +94,16 @@ describe('NATS users and permissions (base/nats.conf)', () => {
       expect(subscribers(subject), subject).toEqual([service]);
       expect(usage[service]!.answers.has(subject) || subject.endsWith('.feed') || subject.endsWith('.ready'), `${subject} is answered in services/${service}`).toBe(true);
     }
+  });
+
+  it('lets the CLI (run with the gateway\'s user) ask every replica to rebuild its read models, and hear their reports', () => {
+    for (const service of RebuildableService.options) {
+      expect(publishers(projectionRebuildSubject(service)), service).toEqual(['gateway']);
+      expect(subscribers(projectionRebuildSubject(service)), service).toEqual([service]);
+    }
+    const report = projectionRebuildReportSubject('01JD8X0000000000000000RUN1');
+    expect(publishers(report)).toEqual(['events', 'messaging', 'sessions']);
+    expect(subscribers(report)).toEqual(['gateway']);
   });
 
   it('lets the sessions replicas forward requests to each other on their own subjects, and no one else', () => {
@@ -137,8 +152,15 @@ describe('NATS users and permissions (base/nats.conf)', () => {
   });
 
   it('keeps each JetStream bucket and stream to the services whose code opens it', () => {
-    const { kvBuckets, objectStore, outbox, blobUsers } = jetStreamInCode();
+    const { kvBuckets, messagingBuckets, objectStore, outbox, blobUsers } = jetStreamInCode();
     expect(kvBuckets.sort()).toEqual(['sb_chat_credentials', 'sb_sessions_owners', 'sb_sessions_replicas', 'sb_sessions_sent']);
+    // The accounts' data keys (issue 16): messaging's own bucket, a destroyed key erased in place.
+    expect(messagingBuckets).toEqual(['sb_messaging_data_keys']);
+    for (const bucket of messagingBuckets) {
+      for (const subject of [`$KV.${bucket}.acc_1`, `$JS.API.STREAM.CREATE.KV_${bucket}`, `$JS.API.STREAM.MSG.DELETE.KV_${bucket}`, `$JS.API.STREAM.PURGE.KV_${bucket}`, `$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.k`]) {
+        expect(publishers(subject), subject).toEqual(['messaging']);
+      }
+    }
     for (const bucket of kvBuckets) {
       for (const subject of [`$KV.${bucket}.some.key`, `$JS.API.STREAM.CREATE.KV_${bucket}`, `$JS.API.STREAM.INFO.KV_${bucket}`, `$JS.API.CONSUMER.CREATE.KV_${bucket}.c1.$KV.${bucket}.>`, `$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.k`]) {
         expect(publishers(subject), subject).toEqual(['sessions']);
@@ -155,7 +177,7 @@ describe('NATS users and permissions (base/nats.conf)', () => {
       }
     }
     // No grant for a stream that no code opens.
-    const known = new Set([...kvBuckets.map((b) => `KV_${b}`), `OBJ_${objectStore}`, ...(outbox ? [outbox.stream] : [])]);
+    const known = new Set([...kvBuckets.map((b) => `KV_${b}`), ...messagingBuckets.map((b) => `KV_${b}`), `OBJ_${objectStore}`, ...(outbox ? [outbox.stream] : [])]);
     const api = /^\$JS\.(?:API\.STREAM\.(?:MSG\.GET|MSG\.DELETE|INFO|CREATE|UPDATE|DELETE|PURGE)|API\.CONSUMER\.(?:MSG\.NEXT|DURABLE\.CREATE|CREATE|INFO|DELETE)|API\.DIRECT\.GET|FC|ACK)\.([^.]+)/;
     const granted = users.flatMap((u) => u.publish).filter((p) => p.startsWith('$JS.') && p !== '$JS.API.INFO').map((p) => api.exec(p)?.[1] ?? `unread grant ${p}`);
     expect([...new Set(granted)].filter((stream) => !known.has(stream))).toEqual([]);

@@ -2,9 +2,10 @@ import path from 'node:path';
 
 /**
  * Wakes a store's live subscriptions as soon as an append commits. SQLite: appends made in this
- * process on the same file (other processes' appends are only seen by polling). PostgreSQL: this
- * process's appends, and every other writer's through LISTEN/NOTIFY. Either way it only cuts the
- * latency: a subscription that misses a wake-up still finds the events at its next poll.
+ * process on the same file, and other processes' commits as the file system reports them
+ * (`sqlite/other-writers.ts`). PostgreSQL: this process's appends, and every other writer's
+ * through LISTEN/NOTIFY. Either way it only cuts the latency: a subscription that misses a
+ * wake-up still finds the events at its next (slow) poll.
  */
 export class AppendNotifier {
   #version = 0;

@@ -54,12 +54,38 @@ describe('SQLite shared by several processes', () => {
       const numbers = stored.map((e) => e.data as { writer: string; n: number }).filter((d) => d.writer === writer).map((d) => d.n);
       expect(numbers).toEqual(Array.from({ length: 150 }, (_, i) => i));
     }
-    // Appends from other processes reach a live subscription here (by polling), in order.
+    // Appends from other processes reach a live subscription here, in order.
     expect(seenLive.map((e) => e.id)).toEqual(stored.map((e) => e.id));
     const conflicts = outputs.map((out) => (JSON.parse(out) as { conflicts: number }).conflicts);
     console.info(`two writer processes, 300 appends, ${conflicts[0]! + conflicts[1]!} revision conflicts retried`);
     await observer.close();
   });
+
+  it("wakes a live subscription on another process's appends, in order, long before its fallback poll", async () => {
+    const stream = 'usage-acc_2-2026-11-21';
+    // A poll that never comes within the test: only the file system's report of the commits can wake it.
+    const observer = new SqliteEventStore(file, { pollIntervalMs: 600_000 });
+    const seenLive: RecordedEvent[] = [];
+    const subscription = observer.subscribe({ category: 'usage', from: 'start' });
+    // Caught up (nothing yet) and waiting before the writer starts.
+    const first = subscription[Symbol.asyncIterator]().next();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    await finished(startWorker('contend', file, stream, '20', 'a'));
+    const seen = await Promise.race([
+      (async () => {
+        const batch = await first;
+        if (!batch.done) seenLive.push(...batch.value);
+        for await (const more of subscription) if (seenLive.push(...more) >= 20) break;
+        return 'all seen';
+      })(),
+      new Promise((resolve) => setTimeout(() => resolve(`only ${seenLive.length} of 20 seen after 20 s`), 20_000)),
+    ]);
+
+    expect(seen).toBe('all seen');
+    expect(seenLive.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    await observer.close();
+  }, 30_000);
 
   it('keeps every acknowledged append when the writer is SIGKILLed right after', async () => {
     const stream = 'message-msg_durability';

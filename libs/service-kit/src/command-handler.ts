@@ -1,6 +1,6 @@
 import type { EventMetadata, RawEvent } from '@switchboard/contracts';
 import { WrongExpectedRevisionError } from '@switchboard/eventstore';
-import type { EventStore, ExpectedRevision } from '@switchboard/eventstore';
+import type { EventStore, ExpectedRevision, RecordedEvent } from '@switchboard/eventstore';
 import type { AggregateCache } from './aggregate-cache.js';
 import { toNewEvent, toRawEvent } from './stored-events.js';
 import type { DomainEvent } from './stored-events.js';
@@ -11,6 +11,13 @@ export interface AggregateFold<S, E extends DomainEvent> {
   evolve(state: S, event: E): S;
   /** Validates a stored event (a contracts event parser's `parse`). */
   parse(raw: RawEvent): E;
+  /**
+   * Fetches what `parse` needs beyond the events (the keys of sealed contents), before a read
+   * stream is parsed; `parse` itself stays synchronous.
+   */
+  prepare?(recorded: readonly RecordedEvent[]): Promise<void>;
+  /** How a decided event is written, when not as it is (a content sealed before it is stored). */
+  encode?(event: E): DomainEvent;
 }
 
 export interface LoadedAggregate<S> {
@@ -33,6 +40,7 @@ export async function loadAggregate<S, E extends DomainEvent>(
   const known = cache?.get(stream);
   const recorded = await store.readStream(stream, known ? { fromRevision: known.revision + 1n } : {});
   if (known && recorded.length === 0) return known;
+  if (fold.prepare) await fold.prepare(recorded);
   const state = recorded.reduce((s, r) => fold.evolve(s, fold.parse(toRawEvent(r))), known ? known.state : fold.initial);
   const last = recorded.at(-1);
   const loaded: LoadedAggregate<S> = { state, revision: last ? last.revision : 'no_stream' };
@@ -185,7 +193,7 @@ async function runCommands<S, E extends DomainEvent>(
       if (decided.evolved) cache?.delete(stream);
       continue;
     }
-    const toAppend = decided.outcomes.flatMap((o, i) => (o.ok && o.events.length > 0 ? o.events.map((e) => toNewEvent(e, commands[i]!.metadata())) : []));
+    const toAppend = decided.outcomes.flatMap((o, i) => (o.ok && o.events.length > 0 ? o.events.map((e) => toNewEvent(fold.encode ? fold.encode(e) : e, commands[i]!.metadata())) : []));
     if (toAppend.length === 0) return decided.outcomes;
     try {
       const appended = await store.append(stream, toAppend, { expectedRevision: revision });

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { EventStore, RecordedEvent, Subscription } from '@switchboard/eventstore';
-import { SqliteCheckpointStore, inImmediateTransaction } from '@switchboard/eventstore';
+import { SqliteCheckpointStore, inImmediateTransactionWhenFree } from '@switchboard/eventstore';
 import { processMetrics, runInLinkedSpan } from '@switchboard/telemetry';
 import { traceparentsOf } from './stored-events.js';
 
@@ -31,6 +31,8 @@ export interface ProjectionRunnerOptions {
   afterApply?: (events: readonly RecordedEvent[]) => void | Promise<void>;
   /** The projection stopped (or `afterApply` failed) on this event. */
   onError?: (error: unknown, event: RecordedEvent) => void;
+  /** False: no `switchboard_projection_lag_events` (a rebuild's new generation is not what the service reads). */
+  reportLag?: boolean;
 }
 
 /**
@@ -68,6 +70,7 @@ export class ProjectionRunner {
     this.subscription = this.store.subscribe({ category: this.projection.category, from });
     this.loop = this.run(this.subscription);
     const projection = this.projection.name;
+    if (this.options.reportLag === false) return;
     this.removeLagSource = processMetrics().projectionLag.addSource(async () => [[{ projection }, await this.lag()]]);
   }
 
@@ -109,7 +112,7 @@ export class ProjectionRunner {
         // Projecting happens after the requests that appended the events: a span of its own,
         // linked to each one that wrote them (the traceparents in their metadata).
         await runInLinkedSpan(`project ${this.projection.name}`, traceparentsOf(batch), async () => {
-          this.applyWithCheckpoint(batch);
+          await this.applyWithCheckpoint(batch);
           this.release();
           await this.afterApply(batch);
         });
@@ -121,17 +124,28 @@ export class ProjectionRunner {
     }
   }
 
-  private applyWithCheckpoint(batch: readonly RecordedEvent[]): void {
-    inImmediateTransaction(this.db, () => {
+  /**
+   * Events at or before the stored checkpoint are skipped: another writer applied them (a rebuild
+   * swapped in a read model built further than this runner got), and so never twice. The write
+   * lock is waited for off the event loop (a rebuild's swap holds it while reads go on).
+   */
+  private async applyWithCheckpoint(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch.at(-1)!.position;
+    const stored = await inImmediateTransactionWhenFree(this.db, () => {
+      const from = this.checkpoints.loadSync(this.projection.name);
+      const stored = from === 'start' ? -1n : from;
+      if (stored >= last) return stored;
       for (const event of batch) {
+        if (event.position <= stored) continue;
         this.applying = event;
         this.projection.apply(event);
       }
       // What fails while writing the batch's gathered rows is reported on its last event.
       this.projection.flush?.();
-      this.checkpoints.saveSync(this.projection.name, batch.at(-1)!.position);
+      this.checkpoints.saveSync(this.projection.name, last);
+      return last;
     });
-    this.applied = batch.at(-1)!.position;
+    this.applied = stored > last ? stored : last;
     this.applying = undefined;
   }
 

@@ -32,5 +32,10 @@ export function openServiceEventStore(service: ServiceName, config: StoreConfig)
  */
 export function openReadModelDatabase(service: ServiceName, config: StoreConfig): DatabaseSync {
   // No schema here: each projection creates its own tables.
-  return openSqliteDatabase(join(serviceDataDir(service, config), 'read-models.sqlite'), '');
+  return openSqliteDatabase(readModelFile(service, config), '');
+}
+
+/** `<dataDir>/<service>/read-models.sqlite`: where openReadModelDatabase keeps the service's read models. */
+export function readModelFile(service: ServiceName, config: StoreConfig): string {
+  return join(resolve(config.dataDir), service, 'read-models.sqlite');
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { CATCH_UP_PAGE_SIZE, SqliteEventStore } from '@switchboard/eventstore';
+import { CATCH_UP_PAGE_SIZE, SqliteEventStore, openSqliteDatabase } from '@switchboard/eventstore';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import { ProjectionRunner } from '../src/projection-runner.js';
 import type { Projection } from '../src/projection-runner.js';
@@ -168,5 +168,47 @@ describe('ProjectionRunner', () => {
     await runner.waitForPosition((await store.lastPosition({ category: 'ticket' }))!);
     expect(db.prepare('SELECT size FROM batches ORDER BY rowid').all()).toEqual([{ size: CATCH_UP_PAGE_SIZE }, { size: 1 }]);
     await runner.stop();
+  });
+
+  it('skips what its stored checkpoint says is applied already (a read model swapped in by a rebuild), and applies the rest once', async () => {
+    await store.append('ticket-a', [grant], { expectedRevision: 'no_stream' });
+    const runner = new ProjectionRunner(store, db, grantCounter(db));
+    await runner.start();
+    await runner.waitForPosition(0n);
+    // Another writer applies the next two grants and moves the checkpoint on, in one transaction.
+    const ahead = await store.append('ticket-a', [grant, grant], { expectedRevision: 0n });
+    db.exec(`BEGIN; UPDATE grants SET count = 3; UPDATE checkpoints SET position = ${ahead.position} WHERE name = 'grant-counter'; COMMIT`);
+    const after = await store.append('ticket-a', [grant], { expectedRevision: 2n });
+    await runner.waitForPosition(after.position);
+    expect(counts(db)).toEqual([{ stream: 'ticket-a', count: 4 }]);
+    await runner.stop();
+  });
+
+  it('waits for another connection\'s write lock without holding up the process', async () => {
+    const file = join(dir.path, 'shared.sqlite');
+    const shared = openSqliteDatabase(file, '', { busyTimeoutMs: 5_000 });
+    const other = openSqliteDatabase(file, '');
+    const runner = new ProjectionRunner(store, shared, grantCounter(shared));
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 5);
+    try {
+      await runner.start();
+      other.exec('BEGIN IMMEDIATE');
+      const appended = await store.append('ticket-a', [grant], { expectedRevision: 'no_stream' });
+      ticks = 0;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Timers ran meanwhile: the runner's wait for the lock blocked nothing.
+      expect(ticks).toBeGreaterThan(10);
+      expect(counts(shared)).toEqual([]);
+      other.exec('COMMIT');
+      await runner.waitForPosition(appended.position);
+      expect(counts(shared)).toEqual([{ stream: 'ticket-a', count: 1 }]);
+    } finally {
+      clearInterval(ticker);
+      if (other.isTransaction) other.exec('ROLLBACK');
+      await runner.stop();
+      shared.close();
+      other.close();
+    }
   });
 });

@@ -21,9 +21,9 @@ const SECRET_KEYS = [
   'authorization', 'Authorization', 'cookie', 'x-api-key', 'apiKey', 'api_key', 'password', 'secret',
   'credentials', 'creds', 'encryptionKey', 'secretKey', 'bootstrapApiKey', 'adminApiKey', 'token',
   // Signal/Noise key material as Baileys names it, should a driver object reach a log line.
-  'noiseKey', 'signedIdentityKey', 'signedPreKey', 'advSecretKey', 'privKey',
-  // User content: a message's text, caption, media (bytes or base64), buttons, footer.
-  'text', 'caption', 'media', 'body', 'content', 'buttons', 'footer', 'base64', 'bytes',
+  'noiseKey', 'signedIdentityKey', 'signedPreKey', 'advSecretKey', 'privKey', 'messageSecret',
+  // User content: a message's text, caption, media (bytes or base64), buttons, footer, poll question.
+  'text', 'caption', 'media', 'body', 'content', 'buttons', 'footer', 'question', 'base64', 'bytes',
 ];
 export const REDACTED_PATHS: readonly string[] = SECRET_KEYS.flatMap((key) => {
   // Keys that are not identifiers (`x-api-key`) need bracket notation in redaction paths.

@@ -4,7 +4,7 @@ import { publicEventsWakeSubject, WEBHOOK_TIMEOUT_MS } from '@switchboard/contra
 import type { ReadyReply } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
 import type { Resolver } from '@switchboard/net-policy';
-import { openServiceEventStore, ProjectionRunner, resolveSecretKey, SecretCipher, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
+import { openServiceEventStore, ProjectionRunner, resolveSecretKey, SecretCipher, serveProjectionRebuilds, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import { Dispatcher } from './dispatch/dispatcher.js';
@@ -13,10 +13,15 @@ import { EventsApi } from './handlers/events-api.js';
 import { EventsModule } from './handlers/events.module.js';
 import { Intake } from './intake/intake.js';
 import { openDispatchDatabase } from './store/database.js';
+import { ContentErasures } from './store/content-erasures.js';
 import { DeliveryStore } from './store/deliveries.js';
 import { PublicFeed } from './store/public-feed.js';
 import { SealedSecrets } from './store/secrets.js';
 import { WebhookProjection, WebhookQueries } from './webhook/projection.js';
+import { EVENTS_READ_MODELS } from './webhook/read-models.js';
+
+/** The dispatcher's longest sleep: it wakes for new events and for each retry when it is due. */
+const DISPATCHER_MAX_SLEEP_MS = 30_000;
 
 export interface StartEventsServiceOptions {
   bus: Bus;
@@ -69,10 +74,11 @@ async function assemble(
   const secrets = new SealedSecrets(db, cipher);
   const feed = new PublicFeed(db);
   const deliveries = new DeliveryStore(db);
+  const erasures = new ContentErasures(db);
   const allowLoopback = config.webhookAllowLoopback;
-  const dispatcher = new Dispatcher({ deliveries, webhooks, secrets, schedule: o.schedule, allowLoopback, timeoutMs: WEBHOOK_TIMEOUT_MS, pollMs: Math.min(o.pollMs, 500), resolver: o.resolver, logger });
+  const dispatcher = new Dispatcher({ deliveries, webhooks, secrets, schedule: o.schedule, allowLoopback, timeoutMs: WEBHOOK_TIMEOUT_MS, pollMs: DISPATCHER_MAX_SLEEP_MS, resolver: o.resolver, logger });
   const intake = new Intake({
-    bus, db, feed, deliveries, webhooks, logger, pollMs: o.pollMs,
+    bus, db, feed, deliveries, webhooks, erasures, logger, pollMs: o.pollMs,
     onRecorded: (accounts, touched) => {
       for (const id of touched) dispatcher.kick(id);
       // Fire and forget: a live stream that misses a wake-up finds the events at its next poll.
@@ -85,14 +91,16 @@ async function assemble(
     ready: ready(),
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() } },
   });
-  const api = new EventsApi({ store, runner, webhooks, secrets, feed, deliveries, allowLoopback, resolver: o.resolver, readiness, kick: (id) => dispatcher.kick(id) });
+  const api = new EventsApi({ store, runner, webhooks, secrets, feed, deliveries, erasures, allowLoopback, resolver: o.resolver, readiness, kick: (id) => dispatcher.kick(id) });
   const app = await startMicroservice(EventsModule.with(api), { bus, queue: 'events' });
   await intake.start();
   dispatcher.start();
+  const rebuilds = await serveProjectionRebuilds({ bus, readModels: EVENTS_READ_MODELS, store, config, logger });
   logger.info({ pendingDeliveries: deliveries.pendingCount() }, 'events service started');
   let closing: Promise<void> | undefined;
   const close = async () => {
     await app.close();
+    await rebuilds.close();
     await intake.stop();
     await dispatcher.stop();
     await runner.stop();

@@ -2,11 +2,15 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { BlobStore } from '@switchboard/blob-store';
 import { MEDIA_FETCH_TIMEOUT_MS, feedWakeSubject } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
-import type { EventStore } from '@switchboard/eventstore';
+import type { EventStore, RecordedEvent } from '@switchboard/eventstore';
 import { IdempotencyKeys, ProjectionRunner, feedWaker, openReadModelDatabase, openServiceEventStore } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import type { Clock } from './application/clock.js';
 import { MessageStore } from './application/message-store.js';
+import { MessageFacts } from './contents/message-facts.js';
+import { openContentKeys } from './contents/open-content-keys.js';
+import type { OpenedContentKeys } from './contents/open-content-keys.js';
+import { ContentEraser } from './erasure/erase-contents.js';
 import { MessagingApi } from './handlers/messaging-api.js';
 import type { MediaPolicy } from './media/resolve-media.js';
 import { messageFeed } from './feed/feed.js';
@@ -27,6 +31,8 @@ export interface MessagingServiceConfig {
   natsUrl?: string | undefined;
   sendDeadlineMs: number;
   mediaAllowLoopback: boolean;
+  /** SWITCHBOARD_SECRET_KEY: wraps the accounts' data keys (generated into the data dir when embedded and unset). */
+  secretKey?: string | undefined;
 }
 
 /** Observation points for metrics and spans (issue 7); each is optional and must not throw. */
@@ -55,30 +61,80 @@ export interface MessagingEngine {
 }
 
 export async function openMessagingEngine(o: MessagingEngineOptions): Promise<MessagingEngine> {
-  const store = openServiceEventStore('messaging', o.config);
+  const keys = (await openContentKeys(o.config))!;
+  let store: EventStore | undefined;
   let db: DatabaseSync | undefined;
   try {
+    store = openServiceEventStore('messaging', o.config);
     db = openReadModelDatabase('messaging', o.config);
+    const facts = new MessageFacts(keys.keys);
+    const erasures = new ErasureFollower(o.logger, facts);
     const onError = (error: unknown, event: { stream: string }) => o.logger.error({ err: error, stream: event.stream }, 'message status projection stopped');
     // Every message fact may be a public event: wake the events service's intake after each.
     const wake = feedWaker(o.bus, feedWakeSubject('messaging'), (error) => o.logger.warn({ err: error }, 'feed wake-up not published'));
     const runner = new ProjectionRunner(store, db, messageStatusProjection(db), { onError, afterApply: wake });
     const historyError = (error: unknown, event: { stream: string }) => o.logger.error({ err: error, stream: event.stream }, 'message history projection stopped');
-    const history = new ProjectionRunner(store, db, messageHistoryProjection(db), { onError: historyError });
+    const history = new ProjectionRunner(store, db, messageHistoryProjection(db), { onError: historyError, afterApply: (events) => erasures.follow(events) });
     await runner.start();
     await history.start();
-    return assemble(o, store, db, runner, history);
+    return assemble(o, { store, db, runner, historyRunner: history, facts, keys, erasures });
   } catch (error) {
     db?.close();
-    await store.close();
+    await store?.close();
+    await keys.close();
     throw error;
   }
 }
 
-function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync, runner: ProjectionRunner, historyRunner: ProjectionRunner): MessagingEngine {
+/** What `openMessagingEngine` opened, for `assemble`. */
+interface Opened {
+  store: EventStore;
+  db: DatabaseSync;
+  runner: ProjectionRunner;
+  historyRunner: ProjectionRunner;
+  facts: MessageFacts;
+  keys: OpenedContentKeys;
+  erasures: ErasureFollower;
+}
+
+/**
+ * Acts on every erasure of an account's contents the history read model applies, recorded here or
+ * by another process (a replica, the CLI): the keys it names are no longer used and destroyed in
+ * the store (whoever gets there first), and no opened content stays in memory.
+ */
+class ErasureFollower {
+  forgetFolded: () => void = () => undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly facts: MessageFacts,
+  ) {}
+
+  async follow(events: readonly RecordedEvent[]): Promise<void> {
+    for (const event of events) {
+      if (event.type !== 'MessageContentsErased') continue;
+      const { accountId, keyIds } = event.data as { accountId: string; keyIds: string[] };
+      this.forgetFolded();
+      await this.facts.keys.erased(accountId, keyIds).catch((error: unknown) => this.logger.error({ err: error, accountId }, 'an erased data key was not destroyed; the next erasure retries'));
+    }
+  }
+}
+
+function assemble(o: MessagingEngineOptions, opened: Opened): MessagingEngine {
   const { bus, logger, clock, config } = o;
+  const { store, db, runner, historyRunner, facts, keys, erasures } = opened;
   const statuses = new MessageStatusQueries(db);
-  const messages = new MessageStore(store, clock, runner);
+  const messages = new MessageStore(store, clock, runner, facts);
+  erasures.forgetFolded = () => messages.forgetFolded();
+  const historyQueries = new MessageHistoryQueries(db, facts);
+  const eraser = new ContentEraser({
+    store, facts, blobs: o.blobs, now: () => clock.now(),
+    afterErasure: async (_accountId, position) => {
+      messages.forgetFolded();
+      // A lookup right after the reply reads the erased history.
+      if (position !== undefined) await historyRunner.waitForPosition(position);
+    },
+  });
   const delivery = new Delivery({ bus, messages, statuses, logger, sendDeadlineMs: config.sendDeadlineMs, onOutcome: o.hooks?.onDeliveryOutcome });
   const media: MediaPolicy = { allowLoopback: config.mediaAllowLoopback, fetchTimeoutMs: MEDIA_FETCH_TIMEOUT_MS, ...o.media };
   const pipeline = new SendPipeline({
@@ -100,9 +156,9 @@ function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() && historyRunner.caughtUp() } },
   });
   return {
-    api: new MessagingApi(pipeline, messages, statuses, readiness, messageFeed(store), {
-      store, clock, statuses, history: new MessageHistoryQueries(db), runner: historyRunner,
-    }),
+    api: new MessagingApi(pipeline, messages, statuses, readiness, messageFeed(store, facts), {
+      store, clock, statuses, history: historyQueries, runner: historyRunner, messages,
+    }, eraser),
     recovery,
     store,
     caughtUp: () => runner.caughtUp() && historyRunner.caughtUp(),
@@ -113,6 +169,7 @@ function assemble(o: MessagingEngineOptions, store: EventStore, db: DatabaseSync
       await historyRunner.stop();
       db.close();
       await store.close();
+      await keys.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { BlobStore } from '@switchboard/blob-store';
 import { DEFAULT_BLOB_TTL_MS, FolderBlobStore, lazyBlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
-import { startMicroservice } from '@switchboard/service-kit';
+import { serveProjectionRebuilds, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import { systemClock } from './application/clock.js';
@@ -9,6 +9,7 @@ import type { Clock } from './application/clock.js';
 import { openMessagingEngine } from './engine.js';
 import type { MessagingEngine, MessagingHooks, MessagingServiceConfig } from './engine.js';
 import { MessagingModule } from './handlers/messaging.module.js';
+import { MESSAGING_READ_MODELS } from './projections/read-models.js';
 import type { MediaPolicy } from './media/resolve-media.js';
 
 export interface StartMessagingServiceOptions {
@@ -39,6 +40,7 @@ export async function startMessagingService(options: StartMessagingServiceOption
     engine = await openMessagingEngine({ bus, config, logger, clock: options.clock ?? systemClock, blobs, media: options.media, hooks: options.hooks });
     const app = await startMicroservice(MessagingModule.with(engine.api), { bus, queue: 'messaging' });
     engine.recovery.start();
+    const rebuilds = await serveProjectionRebuilds({ bus, readModels: MESSAGING_READ_MODELS, store: engine.store, config, logger });
     const sweeper = ownsBlobs ? sweepFolder(blobs, logger) : undefined;
     logger.info({ blobStore: blobs.constructor.name }, 'messaging service started');
     const running = engine;
@@ -46,6 +48,7 @@ export async function startMessagingService(options: StartMessagingServiceOption
     const close = async (): Promise<void> => {
       clearInterval(sweeper);
       await app.close();
+      await rebuilds.close();
       await running.close();
       if (ownsBlobs) await blobs.close();
     };

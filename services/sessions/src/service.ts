@@ -1,7 +1,7 @@
 import { openBlobStore } from '@switchboard/blob-store';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
-import { feedWaker, IdempotencyKeys, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
+import { feedWaker, IdempotencyKeys, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serveProjectionRebuilds, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
 import { feedWakeSubject, SessionsSubjects } from '@switchboard/contracts';
 import type { DeleteSessionReply, ReadyReply, SessionRef } from '@switchboard/contracts';
@@ -24,6 +24,7 @@ import { SessionSlots } from './connections/quota-slots.js';
 import { SessionFeed } from './feed/feed.js';
 import { SessionListProjection } from './projections/session-list/projection.js';
 import { SessionListQueries } from './projections/session-list/queries.js';
+import { SESSIONS_READ_MODELS } from './projections/read-models.js';
 import { keepWithinRetention } from './sent-log/retention.js';
 import { SENT_LOG_RETENTION_MS } from './sent-log/sent-log.js';
 import { openSentLog } from './sent-log/open-sent-log.js';
@@ -168,6 +169,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const requests = new SessionRequests(api, router);
   const app = await startMicroservice(SessionsModule.forApi(api, requests), { bus, queue: 'sessions' });
   const forwarded = directory ? await router.listen((verb, message) => requests.forwarded(verb, message)) : [];
+  const rebuilds = await serveProjectionRebuilds({ bus, readModels: SESSIONS_READ_MODELS, store, config, logger });
   // An AccountClosed published while this service was down (the CLI closed it meanwhile) is found here.
   void accounts.sweepClosed().catch((error: unknown) => logger.warn({ err: error }, 'closed-account sweep stopped'));
 
@@ -192,6 +194,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
       stopRetention();
       await sentLog.close();
       await media.close();
+      await rebuilds.close();
       await runner.stop();
       await directory?.close();
       identity?.release();

@@ -47,6 +47,11 @@ export class ChatNetworkGate {
     this.held.shift()?.();
   }
 
+  /** Cuts every connection through the gate at once, without a word (a network blip); new ones pass as before. */
+  cut(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
   async close(): Promise<void> {
     this.release();
     for (const socket of this.sockets) socket.destroy();

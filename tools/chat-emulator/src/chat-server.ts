@@ -5,7 +5,7 @@ import type { Network } from './network.js';
 import type { ClientHello } from './noise.js';
 import type { PairingService } from './pairing-service.js';
 import { clientOutdated, clientVersion, isOutdated } from './versions.js';
-import { iqResult, nowSeconds } from './wire.js';
+import { child, iqResult, nowSeconds } from './wire.js';
 import type { Node } from './wire.js';
 
 /** Another connection logged in with the same device (Baileys: `DisconnectReason.connectionReplaced`). */
@@ -13,7 +13,7 @@ const replaced: Node = { tag: 'stream:error', attrs: {}, content: [{ tag: 'confl
 /** Credentials the network does not know (any more): Baileys reports `loggedOut`. */
 const unauthorized: Node = { tag: 'failure', attrs: { reason: '401', location: 'emulator' } };
 
-/** Routes connections: registration (QR pairing), login, then stanzas of a logged-in device. */
+/** Routes connections: registration (QR or code pairing), login, then stanzas of a logged-in device. */
 export class ChatServer implements ConnectionHandler {
   constructor(
     private readonly network: Network,
@@ -32,6 +32,7 @@ export class ChatServer implements ConnectionHandler {
     const self = conn.account;
     if (!self) {
       if (node.tag === 'iq' && node.attrs.type === 'result') this.pairing.result(conn, node);
+      else if (node.tag === 'iq' && child(node, 'link_code_companion_reg')) this.pairing.companionReg(conn, node);
       else if (node.tag === 'iq') conn.send(iqResult(node));
       return;
     }

@@ -13,6 +13,8 @@ import type { WaVersion } from './versions.js';
 /** The operations the control API exposes (see /work/shared/spec/operations.md). */
 export interface ControlOperations {
   scan(qrCode: string, phone: string): Promise<unknown>;
+  /** The phone of `phone` enters the code its linking device shows (instead of scanning a QR). */
+  pair(phone: string, code: string): Promise<unknown>;
   setContact(phone: string, settings: ContactSettings): ContactSettings;
   received(phone: string): unknown[];
   inbound(from: string, spec: InboundSpec): Promise<SentInbound>;
@@ -77,6 +79,7 @@ const minVersion = (body: Body): WaVersion | null => {
 const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/health$/, run: async (ops, _m, _b, query) => [200, ops.health(query.get('gc') === '1')] },
   { method: 'POST', pattern: /^\/scan$/, run: async (ops, _m, b) => [200, await ops.scan(text(b, 'qrCode'), phoneParam(b.phone as string))] },
+  { method: 'POST', pattern: /^\/pair$/, run: async (ops, _m, b) => [200, await ops.pair(phoneParam(b.phone as string), text(b, 'code'))] },
   { method: 'PUT', pattern: /^\/contacts\/([^/]+)$/, run: async (ops, m, b) => [200, ops.setContact(phoneParam(m[1]), contactSettings(b))] },
   { method: 'GET', pattern: /^\/contacts\/([^/]+)\/messages$/, run: async (ops, m) => [200, ops.received(phoneParam(m[1]))] },
   {

@@ -53,11 +53,20 @@ export class EmulatorControlClient {
     return this.call('POST', '/scan', { qrCode, phone });
   }
 
+  /**
+   * The phone with number `phone` enters the 8-character code its linking device shows (`ABCD-EFGH`;
+   * case and the hyphen do not matter): resolves once linked; a wrong code is 422 `code_incorrect`.
+   */
+  pair(phone: string, code: string): Promise<ScanResult> {
+    return this.call('POST', '/pair', { phone, code });
+  }
+
   setContact(phone: string, settings: Partial<ContactSettings>): Promise<ContactSettings> {
     return this.call('PUT', `/contacts/${phone}`, settings);
   }
 
-  messages(phone: string): Promise<ReceivedMessage[]> {
+  /** What the contact received, as its phone shows it (a poll's secret stays on the phone). */
+  messages(phone: string): Promise<Omit<ReceivedMessage, 'pollSecret'>[]> {
     return this.call('GET', `/contacts/${phone}/messages`);
   }
 

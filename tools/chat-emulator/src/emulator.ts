@@ -160,11 +160,13 @@ const controlOperations = ({ network, devices, pairing, messages }: NetworkParts
     if (!text) throw new EmulatorError(400, 'qr_unreadable', 'no QR code found in the image');
     return pairing.scan(text, phone);
   },
+  pair: (phone, code) => pairing.enterCode(phone, code),
   setContact: (phone, settings) => {
     network.setContact(phone, settings);
     return settings;
   },
-  received: (phone) => network.received(phone),
+  // A poll's secret stays on the phone: the control API shows what the contact sees.
+  received: (phone) => network.received(phone).map(({ pollSecret: _secret, ...shown }) => shown),
   inbound: (from, spec) => sendInbound(network, (blob) => media.host(blob), from, spec, addressing),
   drop: (phone) => devices.drop(phone),
   blackhole: (phone) => devices.blackhole(phone),

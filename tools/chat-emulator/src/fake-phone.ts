@@ -3,12 +3,19 @@ import type { KeyPair } from '@whiskeysockets/baileys';
 import { SERVER_JID, child, bytesOf, nowSeconds } from './wire.js';
 import type { Node } from './wire.js';
 
-/** The contents of a WhatsApp pairing QR code: `https://wa.me/settings/linked_devices#ref,noise,identity,adv,platform`. */
-export interface PairingQr {
-  ref: string;
+/**
+ * What the phone knows of the companion it links: its Noise key (its login credential), its
+ * identity key, and the secret that keys `pair-success`'s HMAC (from the QR, or derived from a code).
+ */
+export interface CompanionKeys {
   noiseKey: Buffer;
   identityKey: Buffer;
   advSecret: Buffer;
+}
+
+/** The contents of a WhatsApp pairing QR code: `https://wa.me/settings/linked_devices#ref,noise,identity,adv,platform`. */
+export interface PairingQr extends CompanionKeys {
+  ref: string;
 }
 
 export const parsePairingQr = (text: string): PairingQr | undefined => {
@@ -33,7 +40,7 @@ export interface PairTarget {
  * What the owner's phone sends after scanning: the companion's identity signed with the account
  * key, wrapped in an HMAC keyed with the QR's ADV secret (this is how the phone proves it saw the QR).
  */
-export const buildPairSuccess = (qr: PairingQr, target: PairTarget, iqId: string): Node => {
+export const buildPairSuccess = (qr: CompanionKeys, target: PairTarget, iqId: string): Node => {
   const details = proto.ADVDeviceIdentity.encode({
     rawId: Math.floor(Math.random() * 2 ** 31),
     timestamp: Math.floor(Date.now() / 1000),
@@ -62,6 +69,26 @@ export const buildPairSuccess = (qr: PairingQr, target: PairTarget, iqId: string
     ],
   };
 };
+
+/**
+ * The code the person typed reaches the companion: the phone's ephemeral key wrapped with that
+ * code, and its identity key (`stage=primary_hello`, WhatsApp Web's name for this step).
+ */
+export const buildLinkCodeNotification = (ref: string, wrappedEphemeral: Buffer, primaryIdentity: Uint8Array, id: string): Node => ({
+  tag: 'notification',
+  attrs: { from: SERVER_JID, type: 'link_code_companion_reg', id, t: nowSeconds() },
+  content: [
+    {
+      tag: 'link_code_companion_reg',
+      attrs: { stage: 'primary_hello' },
+      content: [
+        { tag: 'link_code_pairing_ref', attrs: {}, content: Buffer.from(ref) },
+        { tag: 'link_code_pairing_wrapped_primary_ephemeral_pub', attrs: {}, content: wrappedEphemeral },
+        { tag: 'primary_identity_pub', attrs: {}, content: Buffer.from(primaryIdentity) },
+      ],
+    },
+  ],
+});
 
 /**
  * Whether `pair-device-sign` carries the companion's counter-signature. Only its presence is

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { proto } from '@whiskeysockets/baileys';
 import type { MediaType } from '@whiskeysockets/baileys';
+import { EmulatorError } from './errors.js';
 import type { InboundKind, InboundMedia } from './inbound-spec.js';
 import { encryptMedia, encryptPollVote, pollOptionHash } from './media-crypto.js';
 
@@ -15,6 +16,15 @@ export interface Parties {
   contactJid: string;
   /** Whether the message `id` named by a reaction or a quote was sent by the linked account. */
   sentByAccount(id: string): boolean;
+  /** The poll `id` the linked account sent this contact, as the contact's phone keeps it. */
+  pollOf(id: string): ReceivedPoll | undefined;
+}
+
+/** A poll a contact received: its options and the secret its votes are encrypted with. */
+export interface ReceivedPoll {
+  options: readonly string[];
+  multipleAnswers: boolean;
+  secret: Buffer;
 }
 
 const MEDIA_FIELD: Record<InboundMedia['kind'], 'imageMessage' | 'videoMessage' | 'audioMessage' | 'documentMessage' | 'stickerMessage'> = {
@@ -88,15 +98,25 @@ export const buildInboundMessage = async (
 };
 
 /**
- * The vote is encrypted with the poll's secret, which only the poll's creator and its recipients
- * hold. The emulator's contacts keep no polls, so they vote with a secret of their own: the
- * recipient sees a vote it cannot open, as a device that lost the poll would.
+ * A vote as a phone sends it: the chosen options' SHA-256 hashes, encrypted with the poll's secret
+ * under a key bound to the poll's id, its creator and the voter (each named as the chat addresses
+ * them: LIDs in a LID-addressed chat, as whatsmeow's `EncryptPollVote` votes with its own LID). A
+ * poll this contact received from the linked account is voted on with its real secret, and only
+ * with its own options; on any other id the phone has no secret, so it uses a random one and the
+ * recipient gets a vote it cannot open (as a device that lost the poll would).
  */
 const pollUpdate = (spec: Extract<InboundKind, { kind: 'pollVote' }>, parties: Parties): proto.Message.IPollUpdateMessage => {
   const fromAccount = parties.sentByAccount(spec.pollMessageId);
+  const poll = fromAccount ? parties.pollOf(spec.pollMessageId) : undefined;
+  if (poll) checkVote(spec, poll);
   const vote = encryptPollVote(
     spec.options.map(pollOptionHash),
-    { pollEncKey: randomBytes(32), pollMsgId: spec.pollMessageId, pollCreatorJid: fromAccount ? parties.accountJid : parties.contactJid, voterJid: parties.contactJid },
+    {
+      pollEncKey: poll?.secret ?? randomBytes(32),
+      pollMsgId: spec.pollMessageId,
+      pollCreatorJid: fromAccount ? parties.accountJid : parties.contactJid,
+      voterJid: parties.contactJid,
+    },
     (selectedOptions) => proto.Message.PollVoteMessage.encode({ selectedOptions }).finish(),
   );
   return {
@@ -104,4 +124,12 @@ const pollUpdate = (spec: Extract<InboundKind, { kind: 'pollVote' }>, parties: P
     vote,
     senderTimestampMs: Date.now(),
   };
+};
+
+/** A phone offers only the poll's own options, each once, and one of them unless several are allowed. */
+const checkVote = (spec: Extract<InboundKind, { kind: 'pollVote' }>, poll: ReceivedPoll): void => {
+  const unknown = spec.options.find((option) => !poll.options.includes(option));
+  if (unknown !== undefined) throw new EmulatorError(400, 'invalid_request', `"${unknown}" is not an option of poll ${spec.pollMessageId}`);
+  if (new Set(spec.options).size !== spec.options.length) throw new EmulatorError(400, 'invalid_request', 'pollVote.options must not repeat an option');
+  if (!poll.multipleAnswers && spec.options.length > 1) throw new EmulatorError(400, 'invalid_request', `poll ${spec.pollMessageId} allows one answer`);
 };

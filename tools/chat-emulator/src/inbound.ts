@@ -3,7 +3,7 @@ import { handOutDeviceBundle } from './bundles.js';
 import { signalBundle } from './device-keys.js';
 import { EmulatorError } from './errors.js';
 import { buildInboundMessage } from './inbound-content.js';
-import type { MediaUploader } from './inbound-content.js';
+import type { MediaUploader, ReceivedPoll } from './inbound-content.js';
 import type { Addressing, InboundSpec } from './inbound-spec.js';
 import type { LinkedDevice } from './model.js';
 import type { Network } from './network.js';
@@ -50,6 +50,13 @@ const sentAt = (id: string): string => {
 const accountJid = (device: LinkedDevice, addressing: Addressing): string =>
   addressing === 'lid' ? `${device.lid}@lid` : `${device.phone}@s.whatsapp.net`;
 
+/** The poll `id` that `contact` received from the linked number `account`, with its secret. */
+const receivedPoll = (network: Network, contact: string, account: string, id: string): ReceivedPoll | undefined => {
+  const message = network.received(contact).findLast((m) => m.id === id && m.from === account);
+  if (message?.type !== 'poll' || !message.poll || !message.pollSecret) return undefined;
+  return { options: message.poll.options, multipleAnswers: message.poll.multipleAnswers, secret: Buffer.from(message.pollSecret, 'base64') };
+};
+
 /**
  * A contact's phone sends one message to a linked account: it encrypts to the account's companion
  * device (starting a Signal session from the device's uploaded keys if it has none) and the
@@ -62,8 +69,9 @@ export const sendInbound = async (network: Network, upload: MediaUploader, from:
   const addressing = spec.addressing ?? fallback;
   const peer = network.peer(from);
   const sentByAccount = (id: string) => network.received(from).some((m) => m.id === id && m.from === spec.to);
+  const pollOf = (id: string) => receivedPoll(network, from, spec.to, id);
   const attrs = senderAttrs(from, peer.lid, addressing);
-  const message = await buildInboundMessage(spec, { accountJid: accountJid(device, addressing), contactJid: attrs.from!, sentByAccount }, upload);
+  const message = await buildInboundMessage(spec, { accountJid: accountJid(device, addressing), contactJid: attrs.from!, sentByAccount, pollOf }, upload);
   const address = `${device.lid}:${device.deviceId}@lid`;
   if (!(await peer.hasSession(address))) {
     await peer.startSession(address, signalBundle(handOutDeviceBundle(network, device)));

@@ -83,6 +83,22 @@ const templateContent = (t: proto.Message.TemplateMessage.IHydratedFourRowTempla
   buttons: (t.hydratedButtons ?? []).flatMap((b) => (b.quickReplyButton ? [{ id: b.quickReplyButton.id ?? '', text: b.quickReplyButton.displayText ?? '' }] : [])),
 });
 
+/**
+ * A poll as the recipient's phone shows it: one answer (`pollCreationMessageV3`, or a selectable
+ * count of 1) or several (`pollCreationMessage` with 0 = any number). The secret comes from the
+ * outer message's `messageContextInfo`: without it the phone could not vote.
+ */
+const pollContent = (poll: proto.Message.IPollCreationMessage, secret: Uint8Array | null | undefined): Content => ({
+  type: 'poll',
+  poll: {
+    question: poll.name ?? '',
+    options: (poll.options ?? []).map((o) => o.optionName ?? ''),
+    multipleAnswers: (poll.selectableOptionsCount ?? 0) !== 1,
+  },
+  ...(secret && secret.length > 0 ? { pollSecret: Buffer.from(secret).toString('base64') } : {}),
+  ...quotedId(poll.contextInfo),
+});
+
 /** Summarizes what a recipient sees; `undefined` for protocol-only messages (keys, receipts, ...). */
 export const describeMessage = async (raw: proto.IMessage, read: MediaReader): Promise<Content | undefined> => {
   const m = normalizeMessageContent(raw);
@@ -98,5 +114,7 @@ export const describeMessage = async (raw: proto.IMessage, read: MediaReader): P
   if (m.buttonsMessage) return buttonsContent(m.buttonsMessage);
   if (m.interactiveMessage) return interactiveContent(m.interactiveMessage);
   if (m.templateMessage?.hydratedTemplate) return templateContent(m.templateMessage.hydratedTemplate);
+  const poll = m.pollCreationMessageV3 ?? m.pollCreationMessage ?? m.pollCreationMessageV2;
+  if (poll) return pollContent(poll, m.messageContextInfo?.messageSecret ?? raw.messageContextInfo?.messageSecret);
   return undefined;
 };

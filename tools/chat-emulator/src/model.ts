@@ -25,7 +25,7 @@ export interface ContactSettings {
 
 export const DEFAULT_CONTACT: ContactSettings = { onNetwork: true, deliverAfterMs: 100, readAfterMs: 1000 };
 
-export type ReceivedType = 'text' | 'image' | 'video' | 'document' | 'audio' | 'location' | 'buttons';
+export type ReceivedType = 'text' | 'image' | 'video' | 'document' | 'audio' | 'location' | 'buttons' | 'poll';
 
 /** A message as the recipient's phone decrypted it. */
 export interface ReceivedMessage {
@@ -43,6 +43,13 @@ export interface ReceivedMessage {
   address?: string;
   buttons?: { id: string; text: string }[];
   footer?: string;
+  /** A poll: its question, its options and whether several may be chosen. */
+  poll?: { question: string; options: string[]; multipleAnswers: boolean };
+  /**
+   * The poll's `messageSecret` (base64), which the contact's votes are encrypted with. Kept with the
+   * message, as a phone keeps it, and never shown by the control API.
+   */
+  pollSecret?: string;
   quotedId?: string;
   /** When the first copy arrived. */
   receivedAt: string;

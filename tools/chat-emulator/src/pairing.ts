@@ -11,6 +11,23 @@ const STOP_GRACE_MS = 2_000;
 
 export type RefState = 'valid' | 'expired' | 'unknown';
 
+/** A stanza the network waits for from the client while the phone is linking it. */
+export interface AwaitedStanza {
+  matches(node: Node): boolean;
+  resolve(node: Node): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The companion asked to link by code (`link_code_companion_reg stage=companion_hello`): the number
+ * it named, its ephemeral key wrapped with the code it shows, and the ref the network gave it.
+ */
+export interface LinkCodeRequest {
+  phone: string;
+  wrappedEphemeral: Buffer;
+  ref: string;
+}
+
 /**
  * An unpaired client waiting for its QR to be scanned. The network hands out all refs at once in
  * one `pair-device` stanza (as WhatsApp does; Baileys shows them one after another on its own
@@ -20,8 +37,10 @@ export type RefState = 'valid' | 'expired' | 'unknown';
 export class Registration {
   readonly refs: string[];
   readonly issuedAt = Date.now();
-  /** Set while a phone is completing the pairing. */
-  pending: { iqId: string; resolve: (reply: Node) => void; reject: (error: Error) => void } | undefined;
+  /** Set while a phone is completing the pairing: the client's next step. */
+  awaiting: AwaitedStanza | undefined;
+  /** Set once the client asked to link by code instead of a QR (both stay possible, as on WhatsApp). */
+  linkCode: LinkCodeRequest | undefined;
   private readonly stopTimer: NodeJS.Timeout;
 
   constructor(

@@ -23,6 +23,8 @@ describe('the control API', () => {
     ['POST', '/scan', '{}'],
     ['POST', '/scan', '{"qrCode":"x","phone":"+1555"}'],
     ['POST', '/scan', 'not json'],
+    ['POST', '/pair', '{"phone":"15551234567"}'],
+    ['POST', '/pair', '{"phone":"15551234567","code":"ABCD-EFG"}'],
     ['PUT', '/contacts/abc', '{}'],
     ['PUT', '/contacts/15551234567', '{"onNetwork":"yes"}'],
     ['PUT', '/contacts/15551234567', '{"deliverAfterMs":-1}'],

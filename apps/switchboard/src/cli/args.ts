@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AccountId, AuditExportFormat, AuditTimeBound, KeyId, MessageId, Phone, Plan, SessionId, auditTimeOf } from '@switchboard/contracts';
+import { AccountId, AuditExportFormat, AuditTimeBound, KeyId, MessageId, Phone, Plan, ProjectionName, REBUILDABLE_PROJECTIONS, RebuildableService, SessionId, auditTimeOf, serviceOfProjection } from '@switchboard/contracts';
 import type { ServiceName } from '@switchboard/service-kit';
 import type { FactQuery, TimeWindow } from './audit/fact-query.js';
 
@@ -10,12 +10,20 @@ export type CliCommand =
   | { kind: 'accounts list' }
   | { kind: 'accounts set-plan'; accountId: AccountId; plan: Plan }
   | { kind: 'accounts close'; accountId: AccountId }
+  | { kind: 'accounts erase'; accountId: AccountId }
   | { kind: 'keys create'; accountId: AccountId; admin: boolean }
   | { kind: 'keys list'; accountId: AccountId }
   | { kind: 'keys revoke'; keyId: KeyId }
   | { kind: 'audit verify'; service: ServiceName | undefined; stream: string | undefined; file: string | undefined }
   | { kind: 'audit history'; query: FactQuery; window: TimeWindow }
-  | { kind: 'audit export'; accountId: AccountId; window: TimeWindow; format: AuditExportFormat; out: string };
+  | { kind: 'audit export'; accountId: AccountId; window: TimeWindow; format: AuditExportFormat; out: string }
+  | { kind: 'projections rebuild'; targets: RebuildTarget[] };
+
+/** The read models of one service to rebuild. */
+export interface RebuildTarget {
+  service: RebuildableService;
+  projections: ProjectionName[];
+}
 
 /** The commands that read the event stores directly (`switchboard audit …`). */
 export type AuditCommand = Extract<CliCommand, { kind: `audit ${string}` }>;
@@ -40,6 +48,8 @@ Accounts
   switchboard accounts list                                   every account with its plan and today's usage
   switchboard accounts set-plan <accountId> <plan>            change the plan (applies to the next request)
   switchboard accounts close <accountId>                      close it: keys revoked, sessions deleted, history kept
+  switchboard accounts erase <accountId>                      erase its message contents (crypto-shredding): they read
+                                                              "[erased]"; ids, times, statuses and the hash chain stay
 Keys
   switchboard keys create <accountId> [--admin]               issue a key (scope "api", or "admin" with --admin); printed once
   switchboard keys list <accountId>                           the account's keys (never their secrets)
@@ -53,6 +63,10 @@ Audit
                                                               matters, and the request that caused it
   switchboard audit export --account <id> --out <file> [--format jsonl|csv] [--from <t>] [--to <t>]
                                                               every event of the account, then a manifest to check it by
+Read models
+  switchboard projections rebuild [--service <s>] [--projection <name>]
+                                                              rebuild read models from zero while the services keep
+                                                              answering from the old ones; swapped in once caught up
 
 Options
   --json        machine-readable output
@@ -62,6 +76,8 @@ Services: sessions, messaging, quota, events (their event stores: SQLite under S
 SWITCHBOARD_EVENTSTORE_URL). Audit commands read the stores directly, in either mode. Times (--from, inclusive;
 --to, exclusive) are ISO 8601 UTC times or UTC days (2026-11-21 is its 00:00).
 Plans: free (1 session, 50 messages/day), basic (5, 1,000), premium (20, 10,000), enterprise (unlimited).
+Read models: session-list (sessions), message-status and message-history (messaging), webhooks (events);
+rebuilt in the files under SWITCHBOARD_DATA_DIR, or with SWITCHBOARD_NATS_URL set by every replica of the service.
 Mode: with SWITCHBOARD_NATS_URL set, asks the quota service over NATS; otherwise works directly on
 the event store in SWITCHBOARD_DATA_DIR (default ./data), also while the server is running.`;
 
@@ -82,6 +98,7 @@ const options = {
   to: { type: 'string' },
   format: { type: 'string' },
   out: { type: 'string' },
+  projection: { type: 'string' },
 } as const;
 
 export function parseCommandLine(argv: readonly string[]): CliInvocation {
@@ -112,6 +129,7 @@ function toCommand(kind: string, rest: string[], values: Values): CliCommand {
       expectArgs(kind, rest, 2);
       return { kind, accountId: parseWith(AccountId, rest[0], 'accountId'), plan: parsePlan(rest[1], 'plan') };
     case 'accounts close':
+    case 'accounts erase':
       expectArgs(kind, rest, 1);
       return { kind, accountId: parseWith(AccountId, rest[0], 'accountId') };
     case 'keys create':
@@ -140,6 +158,9 @@ function toCommand(kind: string, rest: string[], values: Values): CliCommand {
         format: parseWith(AuditExportFormat, values.format ?? 'jsonl', '--format'),
         out: parseFile(values.out, '--out') ?? missing('--out is required: the file to write'),
       };
+    case 'projections rebuild':
+      expectArgs(kind, rest, 0);
+      return { kind, targets: parseRebuildTargets(values.service, values.projection) };
     default:
       throw new UsageError(`unknown command "${kind}"; see switchboard --help`);
   }
@@ -154,6 +175,28 @@ function parseService(value: string | undefined): ServiceName | undefined {
   const service = AUDITED_SERVICES.find((name) => name === value);
   if (service === undefined) throw new UsageError(`--service: one of ${AUDITED_SERVICES.join(', ')} (got "${value}")`);
   return service;
+}
+
+const QUOTA_READ_MODELS = 'quota keeps no read models on disk: each quota process rebuilds its own in memory from the event store whenever it starts (restart it to rebuild them)';
+
+/** Every rebuildable read model, or those of one service, or one read model (whose service --service may name). */
+function parseRebuildTargets(service: string | undefined, projection: string | undefined): RebuildTarget[] {
+  if (service === 'quota') throw new UsageError(`--service quota: ${QUOTA_READ_MODELS}`);
+  const named = service === undefined ? undefined : oneOf(RebuildableService.options, service, '--service');
+  if (projection === undefined) {
+    const services = named === undefined ? RebuildableService.options : [named];
+    return services.map((s) => ({ service: s, projections: [...REBUILDABLE_PROJECTIONS[s]] }));
+  }
+  const name = oneOf(ProjectionName.options, projection, '--projection');
+  const owner = serviceOfProjection(name);
+  if (named !== undefined && named !== owner) throw new UsageError(`--projection ${name} is a read model of ${owner}, not of ${named}`);
+  return [{ service: owner, projections: [name] }];
+}
+
+function oneOf<T extends string>(names: readonly T[], value: string, what: string): T {
+  const found = names.find((name) => name === value);
+  if (found === undefined) throw new UsageError(`${what}: one of ${names.join(', ')} (got "${value}")`);
+  return found;
 }
 
 function parseStream(value: string | undefined): string | undefined {

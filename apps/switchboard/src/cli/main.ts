@@ -6,6 +6,8 @@ import type { QuotaEngine } from '@switchboard/quota';
 import { UsageError, parseCommandLine } from './args.js';
 import type { AuditCommand, CliCommand } from './args.js';
 import { runAuditCommand } from './audit/audit-commands.js';
+import { runRebuildCommand } from './projections/rebuild-command.js';
+import type { RebuildCommand } from './projections/rebuild-command.js';
 import { busClient, embeddedClient } from './client.js';
 import type { AdminClient } from './client.js';
 import { helpOutput, runCommand } from './run.js';
@@ -25,7 +27,9 @@ export async function main(argv: readonly string[], env: Record<string, string |
     const { command, json } = parseCommandLine(argv);
     const output: CliOutput | PrintedOutput = command.kind === 'help'
       ? helpOutput
-      : isAudit(command) ? await runAuditCommand(command, loadConfig(env), json) : await withClient(env, (client) => runCommand(command, client));
+      : isAudit(command) ? await runAuditCommand(command, loadConfig(env), json)
+        : isRebuild(command) ? await runRebuildCommand(command, loadConfig(env), env)
+          : await withClient(env, (client) => runCommand(command, client));
     if ('printed' in output) return output.exitCode;
     process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
     return output.exitCode ?? 0;
@@ -47,13 +51,14 @@ async function withClient<T>(env: Record<string, string | undefined>, work: (cli
   }
   const engine: QuotaEngine = await openQuotaEngine({ config });
   try {
-    return await work(embeddedClient(engine.api));
+    return await work(embeddedClient(engine.api, config));
   } finally {
     await engine.close();
   }
 }
 
 const isAudit = (command: CliCommand): command is AuditCommand => command.kind.startsWith('audit ');
+const isRebuild = (command: CliCommand): command is RebuildCommand => command.kind === 'projections rebuild';
 
 function describe(error: unknown, env: Record<string, string | undefined>): string[] {
   if (error instanceof ConfigError) return [...error.problems];

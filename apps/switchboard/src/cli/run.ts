@@ -1,4 +1,4 @@
-import type { AccountView, ApiKeyScope, ApiKeyView } from '@switchboard/contracts';
+import type { AccountView, ApiKeyScope, ApiKeyView, EraseAccountResult } from '@switchboard/contracts';
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
 import type { AuditCommand, CliCommand } from './args.js';
 import { USAGE } from './args.js';
@@ -20,7 +20,7 @@ export interface PrintedOutput {
 
 const keyWarning = 'Store this key now: it is shown only once and cannot be recovered.';
 
-export async function runCommand(command: Exclude<CliCommand, { kind: 'help' } | AuditCommand>, client: AdminClient): Promise<CliOutput> {
+export async function runCommand(command: Exclude<CliCommand, { kind: 'help' } | AuditCommand | { kind: 'projections rebuild' }>, client: AdminClient): Promise<CliOutput> {
   switch (command.kind) {
     case 'accounts create': {
       const apiKey = mintApiKey();
@@ -40,6 +40,8 @@ export async function runCommand(command: Exclude<CliCommand, { kind: 'help' } |
     }
     case 'accounts close':
       return closedOutput(await client.closeAccount({ accountId: command.accountId }));
+    case 'accounts erase':
+      return erasedOutput(await client.eraseAccount({ accountId: command.accountId }));
     case 'keys create': {
       const apiKey = mintApiKey();
       const scopes: ApiKeyScope[] = command.admin ? ['admin'] : ['api'];
@@ -80,6 +82,18 @@ function closedOutput(closed: ClosedAccount): CliOutput {
   const sessions = sessionsDeleted === null ? 'by the running server, on the closure (or at its next start)' : String(sessionsDeleted.length);
   const text = fields([['account', accountId], ['closed at', closedAt], ['keys revoked', String(keysRevoked.length)], ['sessions deleted', sessions]]);
   return { text, json: { accountId, closedAt, sessionsDeleted: sessionsDeleted?.length ?? null, keysRevoked: keysRevoked.length } };
+}
+
+/** As the admin POST …/erase answers. */
+function erasedOutput(erased: EraseAccountResult): CliOutput {
+  const text = fields([
+    ['account', erased.accountId],
+    ['erased at', erased.erasedAt],
+    ['keys destroyed', String(erased.keysDestroyed)],
+    ['media deleted', String(erased.blobsDeleted)],
+    ['recorded events erased', String(erased.publicEventsErased)],
+  ]);
+  return { text: `${text}\nMessage contents now read "[erased]"; ids, times, statuses and the hash chain are kept (switchboard audit verify checks them).`, json: erased };
 }
 
 function keyTable(keys: ApiKeyView[]): string {

@@ -32,6 +32,7 @@ const NOT_RUN: Record<string, string> = {
   'npx switchboard audit history': 'its ids are placeholders; test/audit-history-cli.spec.ts and test/e2e/audit.e2e.spec.ts run each query',
   'npx switchboard audit export': 'its account id is a placeholder; test/audit-export-cli.spec.ts exports and verifies both formats',
   'curl -OJ': 'its account id is a placeholder; test/e2e/audit.e2e.spec.ts calls the export over HTTP',
+  'npx switchboard projections rebuild': 'it rebuilds the running Switchboard\'s read models; test/projections-cli.spec.ts and test/e2e/rebuild.e2e.spec.ts run it in both modes',
 };
 
 const FIRST_START = block('npm ci && npm start');
@@ -41,6 +42,7 @@ const CONTACT_IMAGE = block('curl -s -X POST localhost:8090/contacts/91555222333
 const DISTRIBUTED_START = block('npm run start:distributed');
 const DISTRIBUTED_PROCESSES = block('export PATH=$PWD/node_modules/.bin:$PATH');
 const SSE = block('curl -N');
+const PAIR_BY_CODE = block('CREATED=$(curl -s -X POST localhost:8080/v1/sessions');
 
 /** A 1×1 JPEG, the reader's photo.jpg. */
 const PHOTO = Buffer.from('/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=', 'base64');
@@ -134,6 +136,13 @@ describe.skipIf(missing.length > 0)("the README's commands, pasted and run", () 
       expect(steps.log()).toMatch(/"text":"hello"/);
       expect(await contactReceived('15552223333')).toEqual([expect.objectContaining({ from: '15550001111', text: 'hello' })]);
       await sse.untilPrinted(/^event: message\.status$/m, 15_000);
+    }, 90_000);
+
+    it('pairing by code: the fake phone enters the code the create answered, and the session connects', async () => {
+      const steps = start(paste(PAIR_BY_CODE, [['$KEY', key]]), root, terminal({}));
+      expect(await steps.finished(60_000), steps.log()).toBe(0);
+      expect(steps.log()).toMatch(/"phone":"15550004444"/);
+      expect(steps.log()).toMatch(/^connected$/m);
     }, 90_000);
 
     it("a contact's photo.jpg (the inbound example) arrives in the linked number's history", async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +22,11 @@ describe('auditing a running Switchboard (embedded mode)', () => {
   let sessionId: string;
   let me: string;
   const files = mkdtempSync(join(tmpdir(), 'sb-audit-e2e-'));
+  // The server's key: with it the CLI opens the message contents, sealed in the store (issue 16).
+  const secretKey = randomBytes(32).toString('hex');
 
   beforeAll(async () => {
-    sut = await startEmbedded();
+    sut = await startEmbedded({ env: { SWITCHBOARD_SECRET_KEY: secretKey } });
     api = new ApiClient(sut.url, sut.apiKey);
     admin = new ApiClient(sut.url, sut.adminKey);
     me = newPhone('1444');
@@ -47,7 +50,7 @@ describe('auditing a running Switchboard (embedded mode)', () => {
     await sut.emulator.send(contact, { to: me, text: 'great, thanks' } as never);
     await eventually(() => api.get(`/v1/messages?direction=in&contact=${contact}`), (r) => r.body?.data?.messages?.length === 1);
 
-    const run = await runCli(['audit', 'history', '--message', messageId, '--json'], sut.dataDir);
+    const run = await runCli(['audit', 'history', '--message', messageId, '--json'], sut.dataDir, { SWITCHBOARD_SECRET_KEY: secretKey });
     expect([run.code, run.stderr]).toEqual([0, '']);
     const facts: { type: string; stream: string; service: string; requestId: string; summary: string }[] = JSON.parse(run.stdout).facts;
     expect(facts.map((f) => f.type)).toEqual(['DailyQuotaReserved', 'MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead', 'MessageReceived']);

@@ -45,6 +45,32 @@ describe.each<Mode>(['embedded', 'distributed'])('session endpoints over HTTP (%
     expect(Date.parse(got.body.data.lastActivity)).toBeGreaterThanOrEqual(Date.parse(got.body.data.createdAt));
   });
 
+  it('pairs by code: with phoneNumber the create answers pairingCode beside the QR; a wrong code leaves it pending, the right one connects it', async () => {
+    const phone = newPhone();
+    const created = await api.post('/v1/sessions', { name: 'by code', phoneNumber: phone });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body.data).sort()).toEqual(['pairingCode', 'qrCode', 'sessionId', 'status']);
+    const { sessionId: id, pairingCode } = created.body.data as { sessionId: string; pairingCode: string };
+    expect(pairingCode).toMatch(/^[1-9A-HJ-NP-TV-Z]{4}-[1-9A-HJ-NP-TV-Z]{4}$/);
+    const wrong = `${pairingCode.startsWith('A') ? 'B' : 'A'}${pairingCode.slice(1)}`;
+    await expect(sut.emulator.pair(phone, wrong)).rejects.toMatchObject({ status: 422, code: 'code_incorrect' });
+    expect((await api.get(`/v1/sessions/${id}`)).body.data.status).toBe('pending');
+    expect((await api.get(`/v1/sessions/${id}/qr`)).status).toBe(200);
+    await sut.emulator.pair(phone, pairingCode);
+    await eventually(() => api.get(`/v1/sessions/${id}`), (r) => r.body?.data?.status === 'connected');
+    expect((await sut.emulator.device(phone)).online).toBe(true);
+  });
+
+  it('refuses a phoneNumber that is not an international number with 400 VALIDATION_ERROR at phoneNumber, creating nothing', async () => {
+    const before = (await api.get('/v1/sessions?limit=100')).body.data.total;
+    for (const phoneNumber of ['+15551234567', '0151234567', '12345', '1555123456789012', 15551234567]) {
+      const refused = await api.post('/v1/sessions', { phoneNumber });
+      expect(refused.status, String(phoneNumber)).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'phoneNumber', message: expect.stringContaining('phoneNumber') }] });
+    }
+    expect((await api.get('/v1/sessions?limit=100')).body.data.total).toBe(before);
+  });
+
   it('answers the same under /api/v1 as under /v1', async () => {
     const created = await api.post('/api/v1/sessions', {});
     expect(created.status).toBe(201);

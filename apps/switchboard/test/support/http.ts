@@ -60,12 +60,12 @@ export class ApiClient {
 }
 
 /** Polls `read` until `done` holds for its value; returns that value. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
   const giveUpAt = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > giveUpAt) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -15,6 +15,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
   readonly #db: DatabaseSync;
   readonly #ownsDatabase: boolean;
   #save: StatementSync | undefined;
+  #load: StatementSync | undefined;
 
   private constructor(db: DatabaseSync, ownsDatabase: boolean) {
     this.#db = db;
@@ -41,9 +42,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   loadSync(name: string): SubscriptionStart {
-    const statement = this.#db.prepare('SELECT position FROM checkpoints WHERE name = ?');
-    statement.setReadBigInts(true);
-    const row = statement.get(name) as { position: bigint } | undefined;
+    // Prepared once: a projection runner reads its checkpoint with every batch it applies.
+    if (this.#load === undefined) {
+      this.#load = this.#db.prepare('SELECT position FROM checkpoints WHERE name = ?');
+      this.#load.setReadBigInts(true);
+    }
+    const row = this.#load.get(name) as { position: bigint } | undefined;
     return row?.position ?? 'start';
   }
 

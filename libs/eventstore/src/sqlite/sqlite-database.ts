@@ -59,6 +59,11 @@ export function openSqliteDatabase(file: string, schema: string, tuning: SqliteT
  */
 export function inImmediateTransaction<T>(db: DatabaseSync, work: () => T): T {
   db.exec('BEGIN IMMEDIATE');
+  return commitOrRollBack(db, work);
+}
+
+/** Inside a transaction begun by the caller: `work`, then COMMIT (counted), or ROLLBACK on a throw. */
+function commitOrRollBack<T>(db: DatabaseSync, work: () => T): T {
   try {
     const result = work();
     db.exec('COMMIT');
@@ -68,6 +73,49 @@ export function inImmediateTransaction<T>(db: DatabaseSync, work: () => T): T {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
+}
+
+/**
+ * `inImmediateTransaction`, but waiting for another connection's write lock off the event loop:
+ * the busy timeout would block the whole process (every read it serves) while, say, a projection
+ * rebuild swaps a read model in. Tries with no busy wait, and again every `retryMs` until the
+ * connection's own busy timeout has passed.
+ */
+export async function inImmediateTransactionWhenFree<T>(db: DatabaseSync, work: () => T, retryMs = 5): Promise<T> {
+  const patience = busyTimeoutOf(db);
+  for (let waited = 0; !tryBeginImmediate(db, patience); waited += retryMs) {
+    if (waited >= patience) throw new Error(`${databaseNameOf(db)}: database is locked (waited ${patience} ms for the write lock)`);
+    await new Promise((resolve) => setTimeout(resolve, retryMs));
+  }
+  return commitOrRollBack(db, work);
+}
+
+/** SQLITE_BUSY: another connection holds the lock. */
+const SQLITE_BUSY = 5;
+
+function tryBeginImmediate(db: DatabaseSync, patience: number): boolean {
+  db.exec('PRAGMA busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    return true;
+  } catch (error) {
+    if ((error as { errcode?: number }).errcode === SQLITE_BUSY) return false;
+    throw error;
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${patience}`);
+  }
+}
+
+const busyTimeouts = new WeakMap<DatabaseSync, number>();
+
+/** The busy timeout the connection was opened with, read once. */
+function busyTimeoutOf(db: DatabaseSync): number {
+  let timeout = busyTimeouts.get(db);
+  if (timeout === undefined) {
+    timeout = Number((db.prepare('PRAGMA busy_timeout').get() as { timeout: number }).timeout);
+    busyTimeouts.set(db, timeout);
+  }
+  return timeout;
 }
 
 const databaseNames = new WeakMap<DatabaseSync, string>();

@@ -17,7 +17,10 @@ export interface DispatcherOptions {
   schedule: readonly number[];
   allowLoopback: boolean;
   timeoutMs: number;
-  /** How often due retries are looked for (new events kick the dispatcher at once). */
+  /**
+   * The longest the dispatcher sleeps between looks for due deliveries. New events kick it at once
+   * and it wakes when the earliest retry is due, so this only bounds what nothing told it of.
+   */
   pollMs: number;
   resolver?: Resolver | undefined;
   logger: Logger;
@@ -49,14 +52,13 @@ export class Dispatcher {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.o.pollMs);
-    this.timer.unref();
     this.kick();
   }
 
   /** Looks for due deliveries (of one webhook, or all) and starts their workers. */
   kick(webhookId?: string): void {
     if (this.stopped) return;
+    if (!webhookId) this.sleepUntilNextDue();
     const ids = webhookId ? [webhookId] : this.o.deliveries.dueWebhooks(this.now());
     for (const id of ids) {
       const running = this.workers.get(id);
@@ -69,6 +71,8 @@ export class Dispatcher {
         .catch((error: unknown) => this.o.logger.error({ err: error, webhookId: id }, 'webhook worker stopped'))
         .finally(() => {
           this.workers.delete(id);
+          // Its deliveries may wait for a retry now: the next look is when the earliest is due.
+          this.sleepUntilNextDue();
           // Work that came while the worker was finishing is not left for the next poll.
           if (worker.wokenSinceSleep()) this.kick(id);
         });
@@ -76,9 +80,22 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * The next look for due deliveries of every webhook: when the earliest pending one is due, at
+   * the latest `pollMs` from now. Idle (nothing pending), the dispatcher wakes only every `pollMs`.
+   */
+  private sleepUntilNextDue(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const next = this.o.deliveries.nextAttemptAt();
+    const waitMs = next === null ? this.o.pollMs : Math.min(Math.max(next - this.now(), 0), this.o.pollMs);
+    this.timer = setTimeout(() => this.kick(), waitMs);
+    this.timer.unref();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     for (const worker of this.workers.values()) worker.wake();
     // Attempts in flight are not waited for past a moment: their deliveries stay pending and go
     // out again after the restart (the receiver deduplicates by webhook-id).
@@ -152,7 +169,10 @@ export class Dispatcher {
     const next = nextAttemptAt(this.o.schedule, attempts, now, Math.random());
     const status = 'status' in outcome ? outcome.status : null;
     const error = 'status' in outcome ? `http_${outcome.status}` : outcome.error;
-    return this.o.deliveries.attemptFailed(delivery, status, error, now, next);
+    const following = this.o.deliveries.attemptFailed(delivery, status, error, now, next);
+    // A retry may now be the earliest thing due: the sleep is cut to it.
+    if (next !== null) this.sleepUntilNextDue();
+    return following;
   }
 
   /** The current secret, and the previous one while its overlap lasts. */

@@ -20,6 +20,7 @@ import type { Resolver } from '@switchboard/net-policy';
 import { checkedAddress } from '@switchboard/net-policy';
 import { eventMetadata, executeCommand, ulid } from '@switchboard/service-kit';
 import type { ProjectionRunner } from '@switchboard/service-kit';
+import type { ContentErasures } from '../store/content-erasures.js';
 import { decodeCursor } from '../store/deliveries.js';
 import type { DeliveryStore } from '../store/deliveries.js';
 import type { PublicFeed } from '../store/public-feed.js';
@@ -40,6 +41,7 @@ export interface EventsApiDeps {
   secrets: SealedSecrets;
   feed: PublicFeed;
   deliveries: DeliveryStore;
+  erasures: ContentErasures;
   allowLoopback: boolean;
   resolver?: Resolver | undefined;
   readiness: () => ReadyReply;
@@ -57,6 +59,11 @@ export class EventsApi {
 
   readiness(): ReadyReply {
     return this.d.readiness();
+  }
+
+  /** `sb.v1.events.eraseContents`: the account's recorded message contents up to `erasedAt` read `[erased]`. */
+  eraseContents(request: { accountId: string; erasedAt: string }): { eventsErased: number; deliveriesErased: number } {
+    return this.d.erasures.erase(request.accountId, request.erasedAt);
   }
 
   async createWebhook(accountId: string, body: CreateWebhookBody): Promise<CreatedWebhook> {

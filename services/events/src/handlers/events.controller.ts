@@ -65,6 +65,11 @@ export class EventsController {
     return this.api.readStream(parseRequest(S.readStream, ctx.getMessage()));
   }
 
+  @MessagePattern(S.eraseContents.subject)
+  eraseContents(@Ctx() ctx: BusContext) {
+    return this.api.eraseContents(parseRequest(S.eraseContents, ctx.getMessage()));
+  }
+
   @MessagePattern(ReadySubjects.events.subject)
   ready() {
     return this.api.readiness();

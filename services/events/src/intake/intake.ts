@@ -5,6 +5,7 @@ import { callService } from '@switchboard/bus';
 import type { Bus, BusSubscription } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
 import { inImmediateTransaction } from '@switchboard/eventstore';
+import type { ContentErasures } from '../store/content-erasures.js';
 import type { DeliveryStore } from '../store/deliveries.js';
 import type { PublicFeed } from '../store/public-feed.js';
 import type { WebhookQueries } from '../webhook/projection.js';
@@ -15,6 +16,8 @@ export interface IntakeOptions {
   feed: PublicFeed;
   deliveries: DeliveryStore;
   webhooks: WebhookQueries;
+  /** Contents erased before an event of theirs is recorded are recorded erased. */
+  erasures?: ContentErasures;
   logger: Logger;
   /** How often each source is polled besides its wake-ups. */
   pollMs: number;
@@ -127,7 +130,8 @@ export class Intake {
       return found;
     };
     inImmediateTransaction(this.o.db, () => {
-      for (const { accountId, event } of entries) {
+      for (const { accountId, event: fetched } of entries) {
+        const event = this.o.erasures ? this.o.erasures.scrub(accountId, fetched) : fetched;
         if (this.o.feed.record(accountId, event) === null) continue;
         accounts.add(accountId);
         const sessionKey = 'sessionId' in event.data ? event.data.sessionId : '';

@@ -69,8 +69,13 @@ function markHeads(db: DatabaseSync): void {
       (SELECT MIN(delivery_id) FROM deliveries WHERE state = 'pending' GROUP BY webhook_id, session_key);`);
 }
 
+/** `<dataDir>/events/dispatch.sqlite`. */
+export function dispatchDatabaseFile(config: StoreConfig): string {
+  return join(serviceDataDir('events', config), 'dispatch.sqlite');
+}
+
 export function openDispatchDatabase(config: StoreConfig): DatabaseSync {
-  const db = openSqliteDatabase(join(serviceDataDir('events', config), 'dispatch.sqlite'), SCHEMA);
+  const db = openSqliteDatabase(dispatchDatabaseFile(config), SCHEMA);
   try {
     inImmediateTransaction(db, () => {
       markHeads(db);

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { DeliveryStatus, DeliveryView, PublicEvent } from '@switchboard/contracts';
 import { inImmediateTransaction } from '@switchboard/eventstore';
 
@@ -60,6 +60,9 @@ export class DeliveryStore {
   private readonly heads;
   private readonly promote;
 
+  private dueWebhookIds: StatementSync | undefined;
+  private earliestAttempt: StatementSync | undefined;
+
   constructor(private readonly db: DatabaseSync) {
     this.insert = db.prepare(`INSERT INTO deliveries (webhook_id, account_id, event_id, event_type, session_key, body, state, next_attempt_at, created_at, is_head)
       SELECT :webhook, :account, :event, :type, :session, :body, 'pending', :now, :now,
@@ -82,8 +85,15 @@ export class DeliveryStore {
 
   /** Webhooks with a delivery due now. */
   dueWebhooks(now: number): string[] {
-    const rows = this.db.prepare(`SELECT DISTINCT webhook_id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`).all(now) as { webhook_id: string }[];
-    return rows.map((r) => r.webhook_id);
+    this.dueWebhookIds ??= this.db.prepare(`SELECT DISTINCT webhook_id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`);
+    return (this.dueWebhookIds.all(now) as { webhook_id: string }[]).map((r) => r.webhook_id);
+  }
+
+  /** When the earliest pending delivery is due (epoch ms), or null when none is pending. */
+  nextAttemptAt(): number | null {
+    this.earliestAttempt ??= this.db.prepare(`SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE state = 'pending'`);
+    const at = (this.earliestAttempt.get() as { at: number | bigint | null }).at;
+    return at === null ? null : Number(at);
   }
 
   /** Heads due now on this webhook (one per session), those waiting longest first. */

@@ -54,7 +54,10 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
       '`CHAT_NETWORK_ERROR` when the network issued no QR code; `details.cause` says why: `dns` (the host does not resolve), `tcp` ' +
       '(no connection: refused, reset, unreachable), `tls` (the handshake failed), `rejected` (the network refused us), each with ' +
       '`host` where known and `detail` in words, answered as soon as it is clear; or `timeout` (nothing within 20 s). No session ' +
-      'is kept then (the list does not show it) and the plan slot is free again.',
+      'is kept then (the list does not show it) and the plan slot is free again.\n\nWith `phoneNumber`, the answer also carries ' +
+      '`pairingCode` (`ABCD-EFGH`): the person types it on that phone (WhatsApp → Linked devices → Link a device → "Link with phone ' +
+      'number instead") instead of scanning. The code works until the pairing ends (about 2 min 40 s, then `timeout`, as an unscanned ' +
+      'QR); a wrong code leaves the session `pending`. The QR code keeps working beside it.',
     errors: ['IDEMPOTENCY_KEY_REUSED', 'SESSION_NOT_PENDING', 'SESSION_LIMIT_REACHED', 'CHAT_NETWORK_ERROR'],
     idempotent: true,
   },
@@ -72,7 +75,9 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
   },
   'sessions.qr': {
     summary: 'Get the current QR code',
-    description: 'The QR code to scan now, as a PNG data URL, and when it rotates. Only a `pending` session has one (409 otherwise).',
+    description:
+      'The QR code to scan now, as a PNG data URL, and when it rotates. Only a `pending` session has one (409 otherwise); one ' +
+      'created with `phoneNumber` has one too, beside its pairing code.',
     errors: ['SESSION_NOT_FOUND', 'SESSION_NOT_PENDING'],
   },
   'sessions.delete': {
@@ -102,7 +107,23 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
   'messages.sendLocation': { summary: 'Send a location', description: SEND_DESCRIPTION, errors: SEND_ERRORS, send: true, idempotent: true },
   'messages.sendButtons': {
     summary: 'Send a message with quick-reply buttons',
-    description: `${SEND_DESCRIPTION}\n\nUp to 3 buttons; a contact's tap arrives as a \`button_reply\` message. Linked devices may not render buttons on every phone.`,
+    description:
+      `${SEND_DESCRIPTION}\n\nUp to 3 buttons, sent as WhatsApp's interactive (native-flow) quick-reply message, the only button form ` +
+      'the network still accepts from a linked device. What recipients see depends on their app: current WhatsApp on phones shows the ' +
+      'text with the buttons; WhatsApp Web and Desktop show "This message couldn\'t load" instead; the network may refuse it (502) or ' +
+      'deliver it without buttons, and stops doing either without notice. A tap arrives as a `button_reply` message. ' +
+      '**Prefer `POST /v1/messages/poll`**, which every WhatsApp client shows.',
+    errors: SEND_ERRORS,
+    send: true,
+    idempotent: true,
+  },
+  'messages.sendPoll': {
+    summary: 'Send a poll (recommended instead of buttons)',
+    description:
+      `${SEND_DESCRIPTION}\n\nA question with 2–12 unique options (\`multipleAnswers\`: whether several may be chosen), shown as a ` +
+      'WhatsApp poll on every client. Each vote arrives as a `message.received` event of type `poll_vote` with the options the contact ' +
+      'has chosen now (`pollVote.pollMessageId` is this message\'s id); a later vote of the same contact replaces the earlier one. ' +
+      'Counts as one message of the daily limit.',
     errors: SEND_ERRORS,
     send: true,
     idempotent: true,
@@ -183,6 +204,18 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
       'are kept, and `GET /v1/admin/accounts/{accountId}` still answers, with `closedAt` set. Answers what this request did; ' +
       'closing again answers 200 with the first `closedAt` (and usually nothing left to delete or revoke). A 503 or 504 leaves ' +
       'the account closed with its sessions still being deleted: close it again to finish and see the count.',
+    errors: ['ACCOUNT_NOT_FOUND'],
+  },
+  'admin.eraseAccount': {
+    summary: 'Erase an account\'s message contents',
+    description:
+      'Crypto-shredding (GDPR right to erasure): destroys the data key that sealed the account\'s message contents and deletes ' +
+      'their media files, so every text, caption, media file, place, contact card and poll of its messages, sent or received, ' +
+      'reads `[erased]` from then on (`erased: true`, `text: "[erased]"` in the history, the lookup and `message.received` ' +
+      'events, replays and webhook retries included). Kept: ids, parties, times, statuses, reactions, counts and the hash ' +
+      'chain of the recorded events, which `switchboard audit verify` still checks. The account stays open: a message sent ' +
+      'afterwards is sealed under a new key. Erasing again answers 200 with the first `erasedAt` and zeros, unless messages ' +
+      'were sent since. A message still waiting for the network when its content is erased fails with `CONTENT_ERASED`.',
     errors: ['ACCOUNT_NOT_FOUND'],
   },
   'admin.createKey': {

@@ -1,4 +1,4 @@
-import { ADMIN_ENDPOINTS, DEFAULT_KEY_SCOPES, QuotaSubjects, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
+import { ADMIN_ENDPOINTS, DEFAULT_KEY_SCOPES, EventsSubjects, MessagingSubjects, QuotaSubjects, SessionsSubjects, success, successMessage } from '@switchboard/contracts';
 import { hashApiKey, mintApiKey } from '@switchboard/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { refuseIdempotencyKey } from '../http/idempotency.js';
@@ -17,6 +17,13 @@ const ONE_TIME_SECRET = 'this response carries a one-time API key that is never 
  * and closing it again answers once they are done.
  */
 const CLOSE_TIMEOUT_MS = 60_000;
+
+/**
+ * Erasing reads the account's message facts to find their media (a scan of the message category)
+ * before it destroys the key; a large store may take a while. A 504 leaves a repeatable request:
+ * erasing again finishes what is left and answers the same `erasedAt`.
+ */
+const ERASE_TIMEOUT_MS = 120_000;
 
 /**
  * The admin API of api-decisions.md (scope `admin`), over the quota service's subjects (and the
@@ -59,6 +66,16 @@ export function registerAdminRoutes(app: FastifyInstance): void {
     for (const keyId of closed.keysRevoked) app.gateway.auth.forgetKey(keyId);
     const sessions = await ctx.call(SessionsSubjects.deleteAll, { accountId }, { timeoutMs: CLOSE_TIMEOUT_MS });
     return success({ accountId, closedAt: closed.closedAt, sessionsDeleted: sessions.deleted.length, keysRevoked: closed.keysRevoked.length });
+  });
+
+  defineRoute(app, ADMIN_ENDPOINTS.eraseAccount, async (ctx) => {
+    const { accountId } = ctx.params;
+    // An unknown account is 404 ACCOUNT_NOT_FOUND, not an empty erasure.
+    await ctx.call(QuotaSubjects.accounts.get, { accountId });
+    // Messaging first: the keys are gone before the events service's copies are rewritten.
+    const erased = await ctx.call(MessagingSubjects.eraseContents, { accountId }, { timeoutMs: ERASE_TIMEOUT_MS });
+    const copies = await ctx.call(EventsSubjects.eraseContents, { accountId, erasedAt: erased.erasedAt });
+    return success({ ...erased, publicEventsErased: copies.eventsErased });
   });
 
   defineRoute(app, ADMIN_ENDPOINTS.createKey, async (ctx) => {

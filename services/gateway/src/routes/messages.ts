@@ -13,11 +13,11 @@ import type { RouteContext } from './kit.js';
  */
 const HOP_MARGIN_MS = 2_000;
 
-type SendEndpoint = (typeof MESSAGE_ENDPOINTS)['sendText' | 'sendMedia' | 'sendLocation' | 'sendButtons'];
-type SendSubject = (typeof MessagingSubjects)['sendText' | 'sendMedia' | 'sendLocation' | 'sendButtons'];
+type SendEndpoint = (typeof MESSAGE_ENDPOINTS)['sendText' | 'sendMedia' | 'sendLocation' | 'sendButtons' | 'sendPoll'];
+type SendSubject = (typeof MessagingSubjects)['sendText' | 'sendMedia' | 'sendLocation' | 'sendButtons' | 'sendPoll'];
 
 /**
- * The message endpoints: POST /v1/messages/{text,media,location,buttons} (201 `sent`, 202
+ * The message endpoints: POST /v1/messages/{text,media,location,buttons,poll} (201 `sent`, 202
  * `pending`, RateLimit-* headers, Idempotency-Key) and GET /v1/messages/{messageId}, each also
  * under /api/v1. Messaging does the work; this is HTTP in and out.
  */
@@ -26,6 +26,7 @@ export function registerMessageRoutes(app: FastifyInstance): void {
   defineRoute(app, MESSAGE_ENDPOINTS.sendMedia, (ctx) => sendMessage(ctx, MessagingSubjects.sendMedia, 'media'));
   defineRoute(app, MESSAGE_ENDPOINTS.sendLocation, (ctx) => sendMessage(ctx, MessagingSubjects.sendLocation, 'location'));
   defineRoute(app, MESSAGE_ENDPOINTS.sendButtons, (ctx) => sendMessage(ctx, MessagingSubjects.sendButtons, 'buttons'));
+  defineRoute(app, MESSAGE_ENDPOINTS.sendPoll, (ctx) => sendMessage(ctx, MessagingSubjects.sendPoll, 'poll'));
   defineRoute(app, MESSAGE_ENDPOINTS.get, async (ctx) =>
     success(await ctx.call(MessagingSubjects.get, { accountId: ctx.accountId, messageId: ctx.params.messageId })),
   );

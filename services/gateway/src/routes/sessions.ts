@@ -13,7 +13,7 @@ export function registerSessionRoutes(app: FastifyInstance): void {
   defineRoute(app, SESSION_ENDPOINTS.create, async (ctx) => {
     // A retried create (after a 504, say) with the same key answers for the first session.
     const idempotency = idempotencyOf(ctx.request, ctx.body, CREATE_SESSION_KIND) ?? undefined;
-    const command = { accountId: ctx.accountId, name: ctx.body.name, idempotency };
+    const command = { accountId: ctx.accountId, name: ctx.body.name, phoneNumber: ctx.body.phoneNumber, idempotency };
     const { replayed, ...created } = await ctx.call(SessionsSubjects.create, command, { timeoutMs: CREATE_TIMEOUT_MS });
     if (replayed) ctx.reply.header(HTTP_HEADERS.idempotentReplayed, 'true');
     return success(created);

@@ -1,8 +1,9 @@
 import { messageStream } from '@switchboard/contracts';
-import type { MessageEvent } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
 import { AggregateCache, eventMetadata, executeCommand, loadAggregate, traceparentOf } from '@switchboard/service-kit';
-import type { CommandResult, ProjectionRunner } from '@switchboard/service-kit';
+import type { AggregateFold, CommandResult, ProjectionRunner } from '@switchboard/service-kit';
+import type { MessageFacts } from '../contents/message-facts.js';
+import type { MessageFact } from '../contents/opened-content.js';
 import type { MessageCommand } from '../message/commands.js';
 import { decide } from '../message/decide.js';
 import { messageFold } from '../message/fold.js';
@@ -24,19 +25,29 @@ type TimedCommand = MessageCommand extends infer C ? (C extends { now: Date } ? 
  * (read, fold, decide, append with the expected revision, retry on conflict). After an append it
  * waits until the status read model shows it, so a lookup right after a reply sees the reply.
  * Folded messages are cached with their revision: a send's later commands append without
- * re-reading the stream, and a load reads only what another writer appended since.
+ * re-reading the stream, and a load reads only what another writer appended since. Contents are
+ * sealed as they are stored and opened as they are read (MessageFacts).
  */
 export class MessageStore {
-  private readonly cache = new AggregateCache<Message>(CACHED_MESSAGES);
+  private cache = new AggregateCache<Message>(CACHED_MESSAGES);
+  readonly fold: AggregateFold<Message, MessageFact>;
 
   constructor(
     private readonly store: EventStore,
     private readonly clock: Clock,
     private readonly runner: ProjectionRunner | undefined,
-  ) {}
+    readonly facts: MessageFacts,
+  ) {
+    this.fold = messageFold(facts);
+  }
 
   async load(messageId: string): Promise<Message> {
-    return (await loadAggregate(this.store, messageStream(messageId), messageFold, this.cache)).state;
+    return (await loadAggregate(this.store, messageStream(messageId), this.fold, this.cache)).state;
+  }
+
+  /** Drops every folded message kept in memory (an account's contents were erased: none may stay readable here). */
+  forgetFolded(): void {
+    this.cache = new AggregateCache<Message>(CACHED_MESSAGES);
   }
 
   /**
@@ -54,14 +65,16 @@ export class MessageStore {
     correlationId?: string,
     /** What this command acts on (`eventRef` of an event, a receipt); the request itself when absent. */
     causationId?: string,
-  ): Promise<CommandResult<Message, MessageEvent>> {
+  ): Promise<CommandResult<Message, MessageFact>> {
     // An accepted message is answered from its stream until the read model has it (see the
     // lookup), so only later facts wait to be visible: the sent reply must not read as pending.
     const waitVisible = command.type !== 'AcceptMessage';
     const now = this.clock.now();
     const full = { ...command, now } as MessageCommand;
     const metadata = eventMetadata({ accountId, correlationId, causationId, now });
-    const result = await executeCommand(this.store, messageStream(messageId), messageFold, (state) => decide(full, state), metadata, { cache: this.cache });
+    // The content is sealed as it is stored: the account's key must be at hand (loaded once, then kept).
+    if (command.type === 'AcceptMessage') await this.facts.keys.sealingKey(accountId);
+    const result = await executeCommand(this.store, messageStream(messageId), this.fold, (state) => decide(full, state), metadata, { cache: this.cache });
     if (waitVisible && result.position !== undefined && this.runner) await visible(this.runner, result.position);
     return result;
   }

@@ -1,6 +1,7 @@
 import { publicEventId } from '@switchboard/contracts';
-import type { MessageEvent, MessageFailure, MessageReceived, PublicEvent } from '@switchboard/contracts';
-import { inboundHistoryContent } from '../projections/message-history/content.js';
+import type { MessageFailure, PublicEvent } from '@switchboard/contracts';
+import type { MessageFact } from '../contents/opened-content.js';
+import { ERASED_HISTORY_CONTENT, inboundHistoryContent } from '../projections/message-history/content.js';
 
 // Message facts as the public catalogue tells them (issue 11). Outbound: `message.status` on
 // sent, delivered, read and failed, never backwards. Inbound: `message.received` from
@@ -19,7 +20,7 @@ export interface MessageContext {
 export const EMPTY_CONTEXT: MessageContext = { sessionId: null, progress: null };
 
 /** The context after one more fact of the same stream. */
-export function contextAfter(context: MessageContext, event: MessageEvent): MessageContext {
+export function contextAfter(context: MessageContext, event: MessageFact): MessageContext {
   switch (event.type) {
     case 'MessageAccepted':
       return { sessionId: event.data.sessionId, progress: 'accepted' };
@@ -35,32 +36,32 @@ export function contextAfter(context: MessageContext, event: MessageEvent): Mess
   }
 }
 
-function progressOf(event: MessageEvent & { type: 'MessageSent' | 'MessageDelivered' | 'MessageRead' | 'MessageFailed' }): OutboundProgress {
+function progressOf(event: MessageFact & { type: 'MessageSent' | 'MessageDelivered' | 'MessageRead' | 'MessageFailed' }): OutboundProgress {
   const byType = { MessageSent: 'sent', MessageDelivered: 'delivered', MessageRead: 'read', MessageFailed: 'failed' } as const;
   return byType[event.type];
 }
 
 /** A stored message fact with what the mapping needs beside its data. */
-export interface MessageFact {
+export interface RecordedFact {
   eventId: string;
-  event: MessageEvent;
+  event: MessageFact;
 }
 
 /**
  * The public event of one message fact given what came before it in its stream, or null (an
  * acceptance, a refund, a status that would go backwards, a stream without its acceptance).
  */
-export function toPublicEvent(fact: MessageFact, before: MessageContext): PublicEvent | null {
+export function toPublicEvent(fact: RecordedFact, before: MessageContext): PublicEvent | null {
   const { event } = fact;
   switch (event.type) {
     case 'MessageSent':
-      return status(fact, before, 'sent', event.data.sentAt, null);
+      return status(fact, event.data.messageId, before, 'sent', event.data.sentAt, null);
     case 'MessageDelivered':
-      return status(fact, before, 'delivered', event.data.deliveredAt, null);
+      return status(fact, event.data.messageId, before, 'delivered', event.data.deliveredAt, null);
     case 'MessageRead':
-      return status(fact, before, 'read', event.data.readAt, null);
+      return status(fact, event.data.messageId, before, 'read', event.data.readAt, null);
     case 'MessageFailed':
-      return status(fact, before, 'failed', event.data.failedAt, { code: event.data.code, message: event.data.message });
+      return status(fact, event.data.messageId, before, 'failed', event.data.failedAt, { code: event.data.code, message: event.data.message });
     case 'MessageReceived':
       return received(fact.eventId, event.data);
     case 'MessageReactionReceived': {
@@ -74,9 +75,11 @@ export function toPublicEvent(fact: MessageFact, before: MessageContext): Public
   }
 }
 
-/** `message.received`: the message as its history item (media as metadata and its path). */
-function received(eventId: string, d: MessageReceived['data']): PublicEvent {
-  const { type: historyType, content } = inboundHistoryContent(d.content, d.messageId);
+/** `message.received`: the message as its history item (media as metadata and its path; `[erased]` once erased). */
+function received(eventId: string, d: Extract<MessageFact, { type: 'MessageReceived' }>['data']): PublicEvent {
+  const { type: historyType, content } = d.content.type === 'erased'
+    ? { type: d.content.was, content: ERASED_HISTORY_CONTENT }
+    : inboundHistoryContent(d.content, d.messageId);
   const type = 'message.received';
   const data = {
     ...content,
@@ -94,7 +97,8 @@ function received(eventId: string, d: MessageReceived['data']): PublicEvent {
 }
 
 function status(
-  fact: MessageFact,
+  fact: RecordedFact,
+  messageId: string,
   before: MessageContext,
   next: 'sent' | 'delivered' | 'read' | 'failed',
   timestamp: string,
@@ -103,6 +107,6 @@ function status(
   if (before.sessionId === null) return null;
   if (before.progress !== null && RANK[before.progress] >= RANK[next]) return null;
   const type = 'message.status';
-  const data = { messageId: fact.event.data.messageId, sessionId: before.sessionId, status: next, timestamp, error };
+  const data = { messageId, sessionId: before.sessionId, status: next, timestamp, error };
   return { id: publicEventId(fact.eventId, type), type, timestamp, data };
 }

@@ -1,6 +1,7 @@
 import { ApiError } from '@switchboard/contracts';
 import { outcomeOf, processMetrics } from '@switchboard/telemetry';
 import type {
+  EraseContentsReply,
   FeedReply,
   FeedRequest,
   HistoryRequest,
@@ -14,6 +15,7 @@ import type {
   RecordReceiptCommand,
   RecordReceiptReply,
 } from '@switchboard/contracts';
+import type { ContentEraser } from '../erasure/erase-contents.js';
 import { recordInbound } from '../inbound/record-inbound.js';
 import type { InboundDeps } from '../inbound/record-inbound.js';
 import type { MessageStore } from '../application/message-store.js';
@@ -32,6 +34,7 @@ export class MessagingApi {
     private readonly readinessCheck: () => ReadyReply,
     private readonly readFeed: (request: FeedRequest) => Promise<FeedReply>,
     private readonly inbound: InboundDeps,
+    private readonly eraser: ContentEraser,
   ) {}
 
   /** `sb.v1.messaging.ready`: what the gateway's /readyz reports for this service. */
@@ -59,7 +62,7 @@ export class MessagingApi {
   async get(ref: MessageRef): Promise<MessageLookupView> {
     const record = this.statuses.find(ref.accountId, ref.messageId);
     if (record !== null) return { ...record.view, direction: 'out' };
-    const received = this.inbound.history.find(ref.accountId, ref.messageId);
+    const received = await this.inbound.history.find(ref.accountId, ref.messageId);
     if (received !== null && received.direction === 'in') return { ...received, direction: 'in' };
     const state = await this.messages.load(ref.messageId);
     if (state.status === 'absent' || state.accountId !== ref.accountId) throw new ApiError('MESSAGE_NOT_FOUND');
@@ -72,13 +75,18 @@ export class MessagingApi {
   }
 
   /** `sb.v1.messaging.history`: GET /v1/messages. */
-  history(request: HistoryRequest): ListMessagesResult {
+  history(request: HistoryRequest): Promise<ListMessagesResult> {
     return this.inbound.history.list(request);
   }
 
   /** `sb.v1.messaging.media`: where a message's media bytes are. */
-  media(ref: MessageRef): MessageMediaRef {
+  media(ref: MessageRef): Promise<MessageMediaRef> {
     return this.inbound.history.media(ref.accountId, ref.messageId);
+  }
+
+  /** `sb.v1.messaging.eraseContents`: crypto-shredding of the account's message contents. */
+  eraseContents(request: { accountId: string }, correlationId?: string): Promise<EraseContentsReply> {
+    return this.eraser.erase(request.accountId, correlationId);
   }
 
   recordReceipt(command: RecordReceiptCommand): Promise<RecordReceiptReply> {

@@ -8,7 +8,7 @@ import { MessagingApi } from './messaging-api.js';
 
 const S = MessagingSubjects;
 
-type SendSubject = typeof S.sendText | typeof S.sendMedia | typeof S.sendLocation | typeof S.sendButtons;
+type SendSubject = typeof S.sendText | typeof S.sendMedia | typeof S.sendLocation | typeof S.sendButtons | typeof S.sendPoll;
 
 /** Every `MessagingSubjects` request, bound to the messaging API (queue group `messaging`). */
 @Controller()
@@ -35,6 +35,11 @@ export class MessagingController {
     return this.send(S.sendButtons, 'buttons', ctx);
   }
 
+  @MessagePattern(S.sendPoll.subject)
+  sendPoll(@Ctx() ctx: BusContext) {
+    return this.send(S.sendPoll, 'poll', ctx);
+  }
+
   @MessagePattern(S.get.subject)
   get(@Ctx() ctx: BusContext) {
     return this.api.get(parseRequest(S.get, ctx.getMessage()));
@@ -53,6 +58,11 @@ export class MessagingController {
   @MessagePattern(S.media.subject)
   media(@Ctx() ctx: BusContext) {
     return this.api.media(parseRequest(S.media, ctx.getMessage()));
+  }
+
+  @MessagePattern(S.eraseContents.subject)
+  eraseContents(@Ctx() ctx: BusContext) {
+    return this.api.eraseContents(parseRequest(S.eraseContents, ctx.getMessage()), ctx.getHeaders()['correlation-id']);
   }
 
   @MessagePattern(S.recordReceipt.subject)

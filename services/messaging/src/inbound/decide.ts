@@ -1,4 +1,5 @@
 import type { ForwardedContent, MessageEvent, RecordInboundCommand } from '@switchboard/contracts';
+import type { MessageFact } from '../contents/opened-content.js';
 
 /** A received message's stream: nothing yet, or recorded (by the first delivery). */
 export type InboundState = { recorded: false } | { recorded: true };
@@ -32,6 +33,6 @@ function reaction(common: Omit<Extract<MessageEvent, { type: 'MessageReactionRec
 }
 
 /** Folds a received message's stream. */
-export function evolveInbound(state: InboundState, event: MessageEvent): InboundState {
+export function evolveInbound(state: InboundState, event: MessageFact): InboundState {
   return event.type === 'MessageReceived' || event.type === 'MessageReactionReceived' ? { recorded: true } : state;
 }

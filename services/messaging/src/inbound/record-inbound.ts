@@ -1,4 +1,4 @@
-import { messageEventParser, messageStream } from '@switchboard/contracts';
+import { messageStream } from '@switchboard/contracts';
 import type { RecordInboundCommand, RecordInboundReply } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
 import { eventMetadata, executeCommand } from '@switchboard/service-kit';
@@ -8,13 +8,21 @@ import type { MessageHistoryQueries } from '../projections/message-history/queri
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import { NOT_RECORDED, decideInbound, evolveInbound } from './decide.js';
 import type { InboundState } from './decide.js';
+import type { MessageStore } from '../application/message-store.js';
+import type { MessageFacts } from '../contents/message-facts.js';
+import type { MessageFact } from '../contents/opened-content.js';
 import { inboundMessageId } from './inbound-id.js';
+import { nameVote } from './poll-vote.js';
+import type { SentPoll } from './poll-vote.js';
 
-const inboundFold: AggregateFold<InboundState, ReturnType<typeof messageEventParser.parse>> = {
+/** A received message's stream: its content sealed as it is stored (MessageFacts). */
+const inboundFold = (facts: MessageFacts): AggregateFold<InboundState, MessageFact> => ({
   initial: NOT_RECORDED,
   evolve: evolveInbound,
-  parse: (raw) => messageEventParser.parse(raw),
-};
+  parse: (raw) => facts.parse(raw),
+  prepare: (recorded) => facts.prepare(recorded),
+  encode: (fact) => facts.encode(fact),
+});
 
 export interface InboundDeps {
   store: EventStore;
@@ -23,6 +31,8 @@ export interface InboundDeps {
   history: MessageHistoryQueries;
   /** The history read model, waited on so a lookup right after the reply sees the message. */
   runner: ProjectionRunner;
+  /** Our messages' streams: a vote is named from the poll it belongs to. */
+  messages: Pick<MessageStore, 'load' | 'facts'>;
 }
 
 /**
@@ -38,9 +48,22 @@ export async function recordInbound(command: RecordInboundCommand, deps: Inbound
   const linked = command.content.type === 'reaction' ? command.content.targetNetworkId : command.quotedNetworkId;
   const facts = { messageId, linkedMessageId: linked === null ? null : ourIdOf(deps, command, linked), receivedAt: deps.clock.now().toISOString() };
   const metadata = eventMetadata({ accountId, now: deps.clock.now() });
-  const result = await executeCommand(deps.store, messageStream(messageId), inboundFold, (state) => decideInbound(command, facts, state), metadata);
+  // A vote is recorded with its options by name, which only the poll we sent knows.
+  const recorded = command.content.type === 'poll_vote' ? { ...command, content: nameVote(command.content, await sentPollOf(deps, command, command.content.pollNetworkId)) } : command;
+  // The content is sealed as it is stored: the account's key must be at hand.
+  if (command.content.type !== 'reaction') await deps.messages.facts.keys.sealingKey(accountId);
+  const result = await executeCommand(deps.store, messageStream(messageId), inboundFold(deps.messages.facts), (state) => decideInbound(recorded, facts, state), metadata);
   if (result.position !== undefined) await deps.runner.waitForPosition(result.position);
   return { messageId, recorded: result.events.length > 0 };
+}
+
+/** The poll a vote names, when this account sent it through this session. */
+async function sentPollOf(deps: InboundDeps, command: RecordInboundCommand, pollNetworkId: string): Promise<SentPoll | null> {
+  const messageId = deps.statuses.messageIdOfNetworkId(command.accountId, command.sessionId, pollNetworkId);
+  if (messageId === null) return null;
+  const state = await deps.messages.load(messageId);
+  if (state.status === 'absent' || state.accountId !== command.accountId || state.content.type !== 'poll') return null;
+  return { messageId, options: state.content.options };
 }
 
 /** Our id of a message the network names: one we sent, else one received before. */

@@ -1,8 +1,8 @@
-import type { MessageEvent } from '@switchboard/contracts';
+import type { MessageFact } from '../contents/opened-content.js';
 import type { Message } from './state.js';
 
 /** Folds one event into the message. Tolerates out-of-order facts by never moving backwards. */
-export function evolve(state: Message, event: MessageEvent): Message {
+export function evolve(state: Message, event: MessageFact): Message {
   switch (event.type) {
     case 'MessageAccepted': {
       const d = event.data;

@@ -1,4 +1,5 @@
-import type { ErrorCode, MediaDescriptor, MessageContent } from '@switchboard/contracts';
+import type { ErrorCode, MediaDescriptor } from '@switchboard/contracts';
+import type { OpenedMessageContent } from '../contents/opened-content.js';
 
 /** What every accepted message knows: who sends what to whom, and which daily unit it took. */
 export interface AcceptedMessage {
@@ -6,7 +7,8 @@ export interface AcceptedMessage {
   accountId: string;
   sessionId: string;
   to: string;
-  content: MessageContent;
+  /** In plain text while the account's data key exists; erased once it is destroyed. */
+  content: OpenedMessageContent;
   quotedMessageId: string | null;
   /** SHA-256 of the request's Idempotency-Key, if it had one. */
   idempotencyKeyHash: string | null;

@@ -1,4 +1,5 @@
 import type { MessageFailure, MessageStatusView } from '@switchboard/contracts';
+import { contentTypeOf } from '../contents/opened-content.js';
 import type { AcceptedState } from './state.js';
 
 /** What a status lookup shows of an outbound message, from whichever source holds it. */
@@ -42,7 +43,7 @@ export function statusFactsOf(state: AcceptedState): StatusFacts {
     readAt: state.status === 'read' ? state.readAt : null,
     sessionId: state.sessionId,
     to: state.to,
-    type: state.content.type,
+    type: contentTypeOf(state.content),
     failure: state.status === 'failed' ? state.failure : null,
   };
 }

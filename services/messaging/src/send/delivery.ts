@@ -1,5 +1,5 @@
 import { ApiError, QuotaSubjects, SessionsSubjects, eventRef, messageStream, reachedNetwork } from '@switchboard/contracts';
-import type { DeliverMessageCommand, QuotedRef } from '@switchboard/contracts';
+import type { DeliverMessageCommand, MessageContent, QuotedRef } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
 import { sleep } from '../application/clock.js';
@@ -84,6 +84,8 @@ export class Delivery {
       await this.refund(state, correlationId);
       return outcomeOf(state);
     }
+    // Erased before it reached the network (crypto-shredding): there is nothing left to send.
+    if (state.content.type === 'erased') return this.fail(state, new ApiError('CONTENT_ERASED'), true, correlationId);
     let quoted: QuotedRef | null = null;
     try {
       quoted = state.quotedMessageId === null ? null : await resolveQuoted(this.options.statuses, this.options.messages, { ...state, quotedMessageId: state.quotedMessageId });
@@ -91,7 +93,7 @@ export class Delivery {
       if (error instanceof ApiError) return this.fail(state, error, true, correlationId);
       throw error;
     }
-    const outcome = await this.attempts(state, deliverCommand(state, quoted, mediaBytes), correlationId);
+    const outcome = await this.attempts(state, deliverCommand({ ...state, content: state.content }, quoted, mediaBytes), correlationId);
     this.options.onOutcome?.(messageId, outcome);
     return outcome;
   }
@@ -164,7 +166,7 @@ export function outcomeOf(state: AcceptedState): DeliveryOutcome {
  */
 export const INLINE_MEDIA_MAX_BYTES = 512 * 1024;
 
-function deliverCommand(state: AcceptedState, quoted: QuotedRef | null, bytes?: Uint8Array): DeliverMessageCommand {
+function deliverCommand(state: AcceptedState & { content: MessageContent }, quoted: QuotedRef | null, bytes?: Uint8Array): DeliverMessageCommand {
   const base = { accountId: state.accountId, sessionId: state.sessionId, messageId: state.messageId, to: state.to, content: state.content, quoted };
   if (state.content.type !== 'media') return base;
   if (bytes !== undefined && bytes.length <= INLINE_MEDIA_MAX_BYTES) return { ...base, media: { kind: 'inline', base64: Buffer.from(bytes).toString('base64') } };

@@ -1,5 +1,5 @@
 import { ApiError } from '@switchboard/contracts';
-import type { MessageContent, SendButtonsBody, SendLocationBody, SendMediaCommandBody, SendTextBody } from '@switchboard/contracts';
+import type { MessageContent, SendButtonsBody, SendLocationBody, SendMediaCommandBody, SendPollBody, SendTextBody } from '@switchboard/contracts';
 import type { BlobStore } from '@switchboard/blob-store';
 import { resolveMedia } from '../media/resolve-media.js';
 import type { MediaPolicy } from '../media/resolve-media.js';
@@ -9,7 +9,8 @@ export type SendRequest =
   | { kind: 'text'; body: SendTextBody }
   | { kind: 'media'; body: SendMediaCommandBody }
   | { kind: 'location'; body: SendLocationBody }
-  | { kind: 'buttons'; body: SendButtonsBody };
+  | { kind: 'buttons'; body: SendButtonsBody }
+  | { kind: 'poll'; body: SendPollBody };
 
 /**
  * What the message will carry, as its `MessageAccepted` event records it. Media is fetched (or
@@ -27,6 +28,10 @@ export async function prepareContent(request: SendRequest, media: MediaPolicy, b
     case 'buttons': {
       const { text, buttons, footer } = request.body;
       return { content: { type: 'buttons', text, buttons, ...(footer !== undefined ? { footer } : {}) } };
+    }
+    case 'poll': {
+      const { question, options, multipleAnswers } = request.body;
+      return { content: { type: 'poll', question, options, multipleAnswers } };
     }
     case 'media': {
       const { bytes, descriptor } = await resolveMedia(request.body, media, blobs);

@@ -40,6 +40,13 @@ export interface ButtonsContent {
   footer?: string;
 }
 
+/** A poll: 2–12 options, unique; `multipleAnswers` false lets a contact choose one, true any number. */
+export interface PollContent {
+  question: string;
+  options: string[];
+  multipleAnswers: boolean;
+}
+
 export interface SendOptions {
   /**
    * The id the message carries on the network. Given by the caller so that sending again after
@@ -58,6 +65,25 @@ export interface TextOptions extends SendOptions {
 export interface QrEvent {
   code: string;
   expiresAt: Date;
+}
+
+/**
+ * The code to type on the phone instead of scanning a QR (WhatsApp: Linked devices, "Link with
+ * phone number instead"): 8 characters shown as `ABCD-EFGH`, one per pairing; it works until the
+ * pairing's registration ends.
+ */
+export interface PairingCodeEvent {
+  code: string;
+  expiresAt: Date;
+}
+
+export interface StartOptions {
+  /**
+   * With no stored credentials, also pair by code for this number: `pairingCode` is emitted once,
+   * after the first `qr` (the phone of this number enters the code; the QR codes keep working
+   * too until one of the two links the device, as on WhatsApp).
+   */
+  pairByCode?: PhoneNumber;
 }
 
 export interface ConnectedEvent {
@@ -113,8 +139,12 @@ export type InboundContent =
   | { type: 'contact'; displayName: string; vcard: string }
   /** `targetId`: network id of the message reacted to; an empty `emoji` removes the reaction. */
   | { type: 'reaction'; targetId: string; emoji: string }
-  /** Votes are encrypted with the poll's secret; `options` is empty when the vote could not be opened. */
-  | { type: 'poll_vote'; pollId: string; options: string[] }
+  /**
+   * A vote on a poll, encrypted with the poll's secret: the SHA-256 (hex) of each option the voter
+   * has chosen now (empty: withdrawn), or null when this device could not open it (a poll it did
+   * not send). Only the poll's sender knows the options' texts.
+   */
+  | { type: 'poll_vote'; pollId: string; selectedOptionHashes: string[] | null }
   | { type: 'button_reply'; id: string; text?: string }
   | { type: 'unsupported'; rawType: string };
 
@@ -142,6 +172,7 @@ export interface ContactLookup {
 
 export interface ChatDriverEventMap {
   qr: [QrEvent];
+  pairingCode: [PairingCodeEvent];
   connected: [ConnectedEvent];
   disconnected: [DisconnectedEvent];
   receipt: [ReceiptEvent];
@@ -153,12 +184,14 @@ export interface ChatDriverEventMap {
  * the network acknowledged the message; receipts and inbound messages arrive as events.
  */
 export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' | 'once' | 'off'> {
-  /** Connects with the stored credentials, or starts pairing (emits `qr`) when there are none. */
-  start(): Promise<void>;
+  /** Connects with the stored credentials, or starts pairing (emits `qr`, and `pairingCode`: see StartOptions) when there are none. */
+  start(options?: StartOptions): Promise<void>;
   sendText(to: PhoneNumber, text: string, options?: TextOptions): Promise<SentMessage>;
   sendMedia(to: PhoneNumber, media: MediaContent, options?: SendOptions): Promise<SentMessage>;
   sendLocation(to: PhoneNumber, location: LocationContent, options?: SendOptions): Promise<SentMessage>;
   sendButtons(to: PhoneNumber, buttons: ButtonsContent, options?: SendOptions): Promise<SentMessage>;
+  /** Sends a poll; votes on it arrive as `poll_vote` inbound messages. */
+  sendPoll(to: PhoneNumber, poll: PollContent, options?: SendOptions): Promise<SentMessage>;
   /** Whether `phone` has an account on the network (asked over this connection), with its LID when named. */
   lookupContact(phone: PhoneNumber): Promise<ContactLookup>;
   /** Unlinks this device from the phone and wipes its stored credentials. */

@@ -6,6 +6,7 @@ import { SessionNotConnected, SessionNotFound, SessionNotPending } from '../sess
 import { isVisible } from '../session/state.js';
 import type { VisibleSession } from '../session/state.js';
 import type { SessionListQueries } from '../projections/session-list/queries.js';
+import type { PairingCodeEvent, QrEvent } from '../chat/index.js';
 import { NoPairingCodeError } from './live-connection.js';
 import type { LiveConnection } from './live-connection.js';
 import { qrDataUrl } from './qr.js';
@@ -31,6 +32,13 @@ export interface ConnectionManagerDeps {
   resumeConcurrency: number;
 }
 
+/** What a create asks for beside the account: a name, and the number to pair by code for. */
+export interface NewSession {
+  name: string | null;
+  /** Pair by code for this number too: the answer carries `pairingCode`. */
+  phoneNumber?: string;
+}
+
 /** A new session id: `ses_` + ULID (time-sortable, unique). */
 export const newSessionId = (): string => `ses_${ulid()}`;
 
@@ -50,11 +58,11 @@ export class ConnectionManager {
   }
 
   /**
-   * Reserves a plan slot, records the session, starts pairing and answers with the first QR. The
-   * id is minted by the caller (an Idempotency-Key is bound to it first); slot and record are
-   * idempotent per id.
+   * Reserves a plan slot, records the session, starts pairing and answers with the first QR (and,
+   * with a `phoneNumber`, the code to type on that phone). The id is minted by the caller (an
+   * Idempotency-Key is bound to it first); slot and record are idempotent per id.
    */
-  async create(accountId: string, name: string | null, sessionId: string): Promise<CreateSessionResult> {
+  async create(accountId: string, { name, phoneNumber }: NewSession, sessionId: string): Promise<CreateSessionResult> {
     const { registry, commands, slots } = this.deps;
     // Recorded as this replica's before anything else, so no other replica takes it up meanwhile.
     return this.deps.ownership.claimNew(sessionId, accountId, async () => {
@@ -66,10 +74,23 @@ export class ConnectionManager {
         throw error;
       }
       const connection = registry.open(sessionId, accountId, 'pairing');
-      const qr = await this.firstQr(connection);
-      // The code may have rotated while the PNG was being drawn: show the one the network shows now.
-      return { sessionId, qrCode: await qrDataUrl((connection.currentQr ?? qr).code), status: 'pending' as const };
+      connection.pairsByCode = phoneNumber !== undefined;
+      const first = await this.firstPairing(connection, phoneNumber);
+      // Pairing by code, the first answer is the code (the QR it followed is current).
+      return this.pairingAnswer(connection, phoneNumber === undefined ? first : undefined);
     });
+  }
+
+  /**
+   * The create answer of a pairing connection: the QR the network shows NOW (it may have rotated
+   * since `firstQr`, or since the first answer), and the code to type when pairing by code.
+   */
+  private async pairingAnswer(connection: LiveConnection, firstQr?: QrEvent): Promise<CreateSessionResult> {
+    const { pairingCode, sessionId } = connection;
+    const current = connection.currentQr ?? firstQr;
+    if (!current) throw new ApiError('SERVICE_UNAVAILABLE', 'No QR code is available for this session right now; retry shortly.');
+    const qrCode = await qrDataUrl(current.code);
+    return { sessionId, qrCode, ...(pairingCode ? { pairingCode: pairingCode.code } : {}), status: 'pending' };
   }
 
   /**
@@ -87,9 +108,9 @@ export class ConnectionManager {
       const message = `The session created with this Idempotency-Key (${ref.sessionId}) is ${status}; it shows no QR code any more.`;
       throw new ApiError('SESSION_NOT_PENDING', message, { status, sessionId: ref.sessionId });
     }
-    const current = this.owned(ref)?.currentQr;
-    if (!current) throw new ApiError('SERVICE_UNAVAILABLE', 'No QR code is available for this session right now; retry shortly.');
-    return { sessionId: ref.sessionId, qrCode: await qrDataUrl(current.code), status: 'pending' };
+    const connection = this.owned(ref);
+    if (!connection) throw new ApiError('SERVICE_UNAVAILABLE', 'No QR code is available for this session right now; retry shortly.');
+    return this.pairingAnswer(connection);
   }
 
   async qr(ref: SessionRef): Promise<SessionQrResult> {
@@ -175,14 +196,15 @@ export class ConnectionManager {
   }
 
   /**
-   * The first pairing code, or CHAT_NETWORK_ERROR naming why there is none. The client never got
-   * this session's id, so it is not left behind: the failure is recorded, then the session deleted.
+   * The first pairing code (the first QR, or the code for `pairByCode`), or CHAT_NETWORK_ERROR
+   * naming why there is none. The client never got this session's id, so it is not left behind:
+   * the failure is recorded, then the session deleted.
    */
-  private async firstQr(connection: LiveConnection) {
+  private async firstPairing(connection: LiveConnection, pairByCode: string | undefined): Promise<QrEvent | PairingCodeEvent> {
     const { firstQrTimeoutMs, logger, registry } = this.deps;
-    const waiting = connection.firstQr(firstQrTimeoutMs);
+    const waiting = connection.firstPairing(firstQrTimeoutMs);
     try {
-      await connection.driver.start();
+      await connection.driver.start(pairByCode === undefined ? {} : { pairByCode });
       return await waiting;
     } catch (error) {
       waiting.catch(() => undefined);

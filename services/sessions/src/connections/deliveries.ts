@@ -115,6 +115,8 @@ async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, m
       return driver.sendLocation(to, content, options);
     case 'buttons':
       return driver.sendButtons(to, content, options);
+    case 'poll':
+      return driver.sendPoll(to, content, options);
   }
 }
 

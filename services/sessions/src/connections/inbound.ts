@@ -13,7 +13,8 @@ export async function forwardedContent(content: InboundContent, media: Pick<Medi
     case 'reaction':
       return { type: 'reaction', targetNetworkId: content.targetId, emoji: content.emoji };
     case 'poll_vote':
-      return { type: 'poll_vote', pollNetworkId: content.pollId, options: content.options };
+      // Named by messaging, which has the poll's options.
+      return { type: 'poll_vote', pollNetworkId: content.pollId, options: [], selectedOptionHashes: content.selectedOptionHashes };
     default:
       return content;
   }

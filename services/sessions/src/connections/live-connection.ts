@@ -1,8 +1,19 @@
-import type { ChatDriver, ChatDriverEventMap, ConnectedEvent, DisconnectedEvent, InboundEvent, NetworkFailure, QrEvent, ReceiptEvent } from '../chat/index.js';
+import type {
+  ChatDriver,
+  ChatDriverEventMap,
+  ConnectedEvent,
+  DisconnectedEvent,
+  InboundEvent,
+  NetworkFailure,
+  PairingCodeEvent,
+  QrEvent,
+  ReceiptEvent,
+} from '../chat/index.js';
 
 /** What the owner of a connection does with the driver's reports. */
 export interface ConnectionListener {
   qr(connection: LiveConnection, qr: QrEvent): Promise<void>;
+  pairingCode(connection: LiveConnection, code: PairingCodeEvent): Promise<void>;
   connected(connection: LiveConnection, event: ConnectedEvent): Promise<void>;
   disconnected(connection: LiveConnection, event: DisconnectedEvent): Promise<void>;
   receipt(connection: LiveConnection, receipt: ReceiptEvent): Promise<void>;
@@ -10,7 +21,10 @@ export interface ConnectionListener {
   failed(connection: LiveConnection, error: unknown): void;
 }
 
-/** No first pairing code: the network could not be reached (`failure` says why), or nothing came in time. */
+/**
+ * No first pairing code (a QR, or the code to type on the phone): the network could not be
+ * reached (`failure` says why), or nothing came in time.
+ */
 export class NoPairingCodeError extends Error {
   override readonly name = 'NoPairingCodeError';
   constructor(readonly failure: NetworkFailure | undefined, timeoutMs?: number) {
@@ -21,7 +35,7 @@ export class NoPairingCodeError extends Error {
 /** Failures that waiting out the reconnects would not mend: answer at once instead. */
 const LASTING_CAUSES: ReadonlySet<NetworkFailure['cause']> = new Set(['dns', 'tls', 'rejected']);
 
-/** `pairing`: showing QR codes; `linked`: the device is (or is being re-) connected. */
+/** `pairing`: showing QR codes (or a code to type); `linked`: the device is (or is being re-) connected. */
 export type ConnectionPhase = 'pairing' | 'linked';
 
 /**
@@ -32,6 +46,10 @@ export type ConnectionPhase = 'pairing' | 'linked';
 export class LiveConnection {
   /** The pairing code the network shows right now; undefined once linked. */
   currentQr: QrEvent | undefined;
+  /** Pairing by code too: the code to type on the phone (in memory only, like QR codes); undefined once linked. */
+  pairingCode: PairingCodeEvent | undefined;
+  /** The session pairs by code too: its first pairing answer is the code, which follows the first QR. */
+  pairsByCode = false;
   /** Whether the network has the device online right now (false while reconnecting). */
   online = false;
   /** The linked number, once the network confirmed the login. */
@@ -42,7 +60,7 @@ export class LiveConnection {
   loggedFailure: string | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly handlers: { [E in keyof ChatDriverEventMap]: (payload: ChatDriverEventMap[E][0]) => void };
-  private firstQrWaiters: { resolve(qr: QrEvent): void; reject(error: Error): void }[] = [];
+  private firstQrWaiters: { resolve(first: QrEvent | PairingCodeEvent): void; reject(error: Error): void }[] = [];
 
   constructor(
     readonly sessionId: string,
@@ -55,13 +73,19 @@ export class LiveConnection {
       qr: (qr) => {
         this.currentQr = qr;
         this.lastFailure = this.loggedFailure = undefined;
-        for (const waiter of this.firstQrWaiters.splice(0)) waiter.resolve(qr);
+        if (!this.pairsByCode) for (const waiter of this.firstQrWaiters.splice(0)) waiter.resolve(qr);
         this.serial(() => listener.qr(this, qr), listener);
+      },
+      pairingCode: (code) => {
+        this.pairingCode = code;
+        this.lastFailure = this.loggedFailure = undefined;
+        for (const waiter of this.firstQrWaiters.splice(0)) waiter.resolve(code);
+        this.serial(() => listener.pairingCode(this, code), listener);
       },
       connected: (event) => {
         this.online = true;
         this.lastFailure = this.loggedFailure = undefined;
-        this.currentQr = undefined;
+        this.currentQr = this.pairingCode = undefined;
         this.phase = 'linked';
         this.serial(() => listener.connected(this, event), listener);
       },
@@ -78,17 +102,19 @@ export class LiveConnection {
   }
 
   /**
-   * Resolves with the first pairing code. Rejects with NoPairingCodeError at once when the network
-   * cannot be reached for a lasting reason (a name that does not resolve, TLS, a refusal), else
-   * after `timeoutMs` with the last failure seen (a refused or reset TCP connection is retried).
+   * Resolves with the first pairing code: the first QR, or (`pairsByCode`) the code to type.
+   * Rejects with NoPairingCodeError at once when the network cannot be reached for a lasting
+   * reason (a name that does not resolve, TLS, a refusal), else after `timeoutMs` with the last
+   * failure seen (a refused or reset TCP connection is retried).
    */
-  firstQr(timeoutMs: number): Promise<QrEvent> {
-    if (this.currentQr) return Promise.resolve(this.currentQr);
+  firstPairing(timeoutMs: number): Promise<QrEvent | PairingCodeEvent> {
+    const first = this.pairsByCode ? this.pairingCode : this.currentQr;
+    if (first) return Promise.resolve(first);
     return new Promise((resolve, reject) => {
       const waiter = {
-        resolve: (qr: QrEvent) => {
+        resolve: (pairing: QrEvent | PairingCodeEvent) => {
           clearTimeout(timer);
-          resolve(qr);
+          resolve(pairing);
         },
         reject: (error: Error) => {
           clearTimeout(timer);

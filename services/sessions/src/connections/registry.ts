@@ -1,6 +1,6 @@
 import type { SessionEvent, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
-import type { ChatDriver, ConnectedEvent, DisconnectedEvent, InboundEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
+import type { ChatDriver, ConnectedEvent, DisconnectedEvent, InboundEvent, PairingCodeEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
 import type { SessionCommand } from '../session/commands.js';
 import type { ActivityRecorder } from './activity.js';
 import { LiveConnection } from './live-connection.js';
@@ -138,6 +138,14 @@ export class ConnectionRegistry implements ConnectionListener {
     }
     const command: SessionCommand = { type: 'RecordQrIssued', fingerprint: qrFingerprint(qr.code), expiresAt: qr.expiresAt };
     await this.deps.commands.execute(connection.sessionId, connection.accountId, command);
+  }
+
+  /**
+   * Pairing by code: the network answered. Nothing is recorded: the code is a pairing secret kept
+   * in memory with the connection, and it expires with the registration (then `pairing_timeout`).
+   */
+  async pairingCode(_connection: LiveConnection, _code: PairingCodeEvent): Promise<void> {
+    this.deps.reachability.reached();
   }
 
   async connected(connection: LiveConnection, event: ConnectedEvent): Promise<void> {

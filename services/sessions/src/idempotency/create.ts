@@ -2,7 +2,7 @@ import { ApiError } from '@switchboard/contracts';
 import type { CreateSessionCommand, CreateSessionReply, CreateSessionResult } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import { newSessionId } from '../connections/connection-manager.js';
-import type { ConnectionManager } from '../connections/connection-manager.js';
+import type { ConnectionManager, NewSession } from '../connections/connection-manager.js';
 import type { IdempotencyKeys } from '@switchboard/service-kit';
 import { currentInboundHeaders } from '@switchboard/bus';
 import type { SessionKeyEvent } from '@switchboard/contracts';
@@ -31,10 +31,10 @@ export class IdempotentCreate {
 
   async create(command: CreateSessionCommand): Promise<CreateSessionReply> {
     const { accountId, idempotency } = command;
-    const name = command.name ?? null;
-    if (!idempotency) return this.manager.create(accountId, name, newSessionId());
+    const wanted: NewSession = { name: command.name ?? null, ...(command.phoneNumber ? { phoneNumber: command.phoneNumber } : {}) };
+    if (!idempotency) return this.manager.create(accountId, wanted, newSessionId());
     const claim = await this.keys.claim(accountId, idempotency, newSessionId(), correlationId());
-    if (claim.kind === 'claim') return this.createOnce(accountId, name, idempotency.keyHash, claim.resourceId);
+    if (claim.kind === 'claim') return this.createOnce(accountId, wanted, idempotency.keyHash, claim.resourceId);
     const running = this.inFlight.get(claim.resourceId);
     if (running) return { ...(await running), replayed: true };
     const again = await this.manager.answerAgain({ accountId, sessionId: claim.resourceId });
@@ -44,13 +44,13 @@ export class IdempotentCreate {
     }
     // Claimed, never recorded, not running here: its process stopped in between. Slot and session
     // are both idempotent per session id, so finishing the create with the bound id takes nothing twice.
-    return { ...(await this.createOnce(accountId, name, idempotency.keyHash, claim.resourceId)), replayed: true };
+    return { ...(await this.createOnce(accountId, wanted, idempotency.keyHash, claim.resourceId)), replayed: true };
   }
 
   /** Runs the create once per session id here; a failure frees the key (the client got an error). */
-  private createOnce(accountId: string, name: string | null, keyHash: string, sessionId: string): Promise<CreateSessionResult> {
+  private createOnce(accountId: string, wanted: NewSession, keyHash: string, sessionId: string): Promise<CreateSessionResult> {
     const running = this.manager
-      .create(accountId, name, sessionId)
+      .create(accountId, wanted, sessionId)
       .catch(async (error: unknown) => {
         const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR';
         await this.keys.release(accountId, keyHash, sessionId, code, correlationId()).catch((releaseError: unknown) => {

@@ -1,3 +1,5 @@
+import { ERASED_TEXT } from '@switchboard/contracts';
+
 type Data = Record<string, unknown>;
 
 /**
@@ -15,6 +17,7 @@ const DETAILS: Readonly<Record<string, (d: Data) => string[]>> = {
   MessageFailed: (d) => [`${d['code']}: ${short(d['message'])}`, d['refundable'] ? 'unit to refund' : 'no refund'],
   MessageQuotaRefunded: (d) => [`unit of ${d['usageDay']} refunded`],
   MessageReceived: (d) => [...received(d), ...content(d['content']), ...when(d['quotedMessageId'] ?? d['quotedNetworkId'], (q) => `quoting ${q}`)],
+  MessageContentsErased: (d) => ['contents erased', `keys destroyed: ${(d['keyIds'] as unknown[] | undefined)?.join(', ') || 'none live'}`],
   MessageReactionReceived: (d) => [...received(d), d['emoji'] === '' ? 'reaction removed' : `reacted ${d['emoji']}`, `on ${d['targetMessageId'] ?? d['targetNetworkId']}`],
   // session-ses_… (sessions)
   SessionCreated: (d) => [`account ${d['accountId']}`, ...when(d['name'], (n) => `name ${short(n)}`)],
@@ -76,6 +79,9 @@ function received(d: Data): string[] {
 /** Outbound (MessageContent) and inbound (InboundContent) contents, by type. */
 function content(value: unknown): string[] {
   const c = isData(value) ? value : {};
+  // Sealed under the account's data key (issue 16): erased once the key is destroyed, or not opened here.
+  if (c['erased'] === true) return [`${c['type']} ${ERASED_TEXT}`];
+  if (c['sealed'] !== undefined) return [`${c['type']} [sealed]`];
   const media = isData(c['media']) ? c['media'] : {};
   switch (c['type']) {
     case 'text':
@@ -88,8 +94,10 @@ function content(value: unknown): string[] {
       return [`location ${c['latitude']},${c['longitude']}`, ...when(c['name'], (n) => short(n))];
     case 'contact':
       return [`contact card ${short(c['displayName'])}`];
+    case 'poll':
+      return [`poll ${short(c['question'])}`, `${(c['options'] as unknown[] | undefined)?.length ?? 0} options`];
     case 'poll_vote':
-      return [`poll vote on ${c['pollNetworkId']}`];
+      return [`poll vote on ${c['pollMessageId'] ?? c['pollNetworkId']}`, ...when(c['unreadable'] ? true : null, () => 'unreadable')];
     case 'button_reply':
       return [`button reply ${short(c['id'])}`];
     case 'unsupported':

@@ -8,6 +8,7 @@ import type { FactQuery, TimeWindow } from './fact-query.js';
 import { ScanProgress, factSources } from './fact-sources.js';
 import { factJson, factLine, historySummary } from './history-output.js';
 import { mergedFacts } from './merged-facts.js';
+import { ContentOpener } from './opened-contents.js';
 
 /**
  * `audit history`: the facts of a message, session, account or contact in order, printed as they
@@ -18,12 +19,27 @@ export async function printHistory(config: SwitchboardConfig, query: FactQuery, 
   // On a terminal the lines themselves show progress; the bar is for output sent to a file or a pipe.
   const progress = new ScanProgress(out.isTTY ? undefined : new ProgressBar('history', 'events scanned'));
   const writer = new BufferedWriter(out);
+  const contents = await ContentOpener.open(config);
+  try {
+    await printFacts(config, query, window, json, { progress, writer, contents });
+  } finally {
+    await contents.close();
+  }
+}
+
+async function printFacts(
+  config: SwitchboardConfig,
+  query: FactQuery,
+  window: TimeWindow,
+  json: boolean,
+  { progress, writer, contents }: { progress: ScanProgress; writer: BufferedWriter; contents: ContentOpener },
+): Promise<void> {
   await withAuditedStores(config, AUDITED_SERVICES, async (stores) => {
     const sources = await factSources(stores, query, progress);
     if (json) await writer.write(`{"query":${JSON.stringify({ ...query, from: window.from ?? null, to: window.to ?? null })},"facts":[`);
     let count = 0;
     for await (const batch of mergedFacts(sources)) {
-      for (const fact of batch) {
+      for (const fact of await contents.openAll(batch)) {
         if (!inWindow(window, fact.event.recordedAt)) continue;
         const text = json ? `${count === 0 ? '' : ','}\n${JSON.stringify(factJson(fact))}` : `${factLine(fact)}\n`;
         count += 1;

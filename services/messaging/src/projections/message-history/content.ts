@@ -1,3 +1,4 @@
+import { ERASED_TEXT } from '@switchboard/contracts';
 import type { HistoryContent, HistoryMessageType, InboundContent, MessageContent } from '@switchboard/contracts';
 
 /** `/v1/messages/{id}/media`: where a history item's media bytes are served. */
@@ -19,6 +20,8 @@ export function outboundHistoryContent(content: MessageContent, messageId: strin
     }
     case 'buttons':
       return { text: content.text, buttons: content.buttons, ...(content.footer ? { footer: content.footer } : {}) };
+    case 'poll':
+      return { poll: { question: content.question, options: content.options, multipleAnswers: content.multipleAnswers } };
   }
 }
 
@@ -35,11 +38,20 @@ export function inboundHistoryContent(content: InboundContent, messageId: string
     }
     case 'contact':
       return { type: 'contact', content: { contact: { displayName: content.displayName, vcard: content.vcard } } };
-    case 'poll_vote':
-      return { type: 'poll_vote', content: { pollVote: { pollMessageId: content.pollNetworkId, options: content.options } } };
+    case 'poll_vote': {
+      // Our id of the poll when we sent it; the network's otherwise.
+      const pollMessageId = content.pollMessageId ?? content.pollNetworkId;
+      return { type: 'poll_vote', content: { pollVote: { pollMessageId, options: content.options, ...(content.unreadable ? { unreadable: true } : {}) } } };
+    }
     case 'button_reply':
       return { type: 'button_reply', content: { buttonReply: { id: content.id, ...(content.text === undefined ? {} : { text: content.text }) } } };
     case 'unsupported':
       return { type: 'unsupported', content: { rawType: content.rawType } };
   }
 }
+
+/** A history row's content once the account's contents were erased (MessageContentsErased). */
+export const ERASED_ROW = '{"erased":true}';
+
+/** What an erased message shows in the history: no content field of its type, `text` reading `[erased]`. */
+export const ERASED_HISTORY_CONTENT: HistoryContent = { text: ERASED_TEXT, erased: true };

@@ -1,10 +1,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { STREAM_CATEGORY, messageEventParser } from '@switchboard/contracts';
-import type { MessageEvent } from '@switchboard/contracts';
+import { STREAM_CATEGORY, isSealed, messageEventParser } from '@switchboard/contracts';
+import type { StoredMessageEvent } from '@switchboard/contracts';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import type { Projection } from '@switchboard/service-kit';
 import { toRawEvent } from '@switchboard/service-kit';
-import { inboundHistoryContent, outboundHistoryContent } from './content.js';
+import { ERASED_ROW, inboundHistoryContent, outboundHistoryContent } from './content.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS message_history (
@@ -38,7 +38,9 @@ CREATE TABLE IF NOT EXISTS message_reaction (
 
 /**
  * The conversation history: one row per message, in or out, with its content as the history item
- * shows it (JSON) and what GET /media needs. Outbound statuses stay in the status read model and
+ * shows it (JSON) and what GET /media needs; a content recorded sealed stays sealed here (opened when
+ * read, see MessageHistoryQueries), and an erasure of the account's contents (MessageContentsErased)
+ * clears what its destroyed keys sealed and what was recorded in plain text before sealing existed. Outbound statuses stay in the status read model and
  * are joined at read time. The linked number of a session is learned from what it sends and receives.
  * An outbound message accepted in the batch being applied is written at the batch's end, with the
  * network id its MessageSent in the same batch gave it (one insert instead of an insert and an
@@ -68,7 +70,7 @@ export function messageHistoryProjection(db: DatabaseSync, name = 'message-histo
   };
 }
 
-const NOT_IN_HISTORY: ReadonlySet<string> = new Set(['MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageQuotaRefunded'] satisfies MessageEvent['type'][]);
+const NOT_IN_HISTORY: ReadonlySet<string> = new Set(['MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageQuotaRefunded'] satisfies StoredMessageEvent['type'][]);
 
 /** The values of a message_history row, in the order of the insert. */
 type HistoryRow = [
@@ -99,20 +101,24 @@ function prepare(db: DatabaseSync) {
     react: db.prepare(`INSERT INTO message_reaction (message_id, from_phone, emoji, at) VALUES (?, ?, ?, ?)
       ON CONFLICT (message_id, from_phone) DO UPDATE SET emoji = excluded.emoji, at = excluded.at WHERE excluded.at >= message_reaction.at`),
     unreact: db.prepare('DELETE FROM message_reaction WHERE message_id = ? AND from_phone = ? AND at <= ?'),
+    // Contents in plain text (recorded before sealing) and those the destroyed keys sealed.
+    erase: db.prepare(`UPDATE message_history SET content = ?, media_sha256 = NULL, media_mimetype = NULL, media_size = NULL
+      WHERE account_id = ? AND content <> ? AND (json_extract(content, '$.sealed') IS NULL OR json_extract(content, '$.keyId') IN (SELECT value FROM json_each(?)))`),
   } satisfies Record<string, StatementSync>;
 }
 
 type Statements = ReturnType<typeof prepare>;
 
-function applyEvent(s: Statements, { accepted, phones }: Batch, event: MessageEvent): void {
+function applyEvent(s: Statements, { accepted, phones }: Batch, event: StoredMessageEvent): void {
   switch (event.type) {
     case 'MessageAccepted': {
       const d = event.data;
       // Accepted is its stream's first fact: a second one for the same message changes nothing.
       if (accepted.has(d.messageId)) return;
-      const media = d.content.type === 'media' ? d.content.media : null;
+      const content = isSealed(d.content) ? JSON.stringify(d.content) : JSON.stringify(outboundHistoryContent(d.content, d.messageId));
+      const media = !isSealed(d.content) && d.content.type === 'media' ? d.content.media : null;
       accepted.set(d.messageId, {
-        row: [d.messageId, d.accountId, d.sessionId, 'out', d.to, null, d.content.type, JSON.stringify(outboundHistoryContent(d.content, d.messageId)),
+        row: [d.messageId, d.accountId, d.sessionId, 'out', d.to, null, d.content.type, content,
           d.quotedMessageId, null, media?.sha256 ?? null, media?.mimetype ?? null, media?.size ?? null, d.acceptedAt, Date.parse(d.acceptedAt)],
         networkMessageId: undefined,
       });
@@ -132,8 +138,8 @@ function applyEvent(s: Statements, { accepted, phones }: Batch, event: MessageEv
     }
     case 'MessageReceived': {
       const d = event.data;
-      const { type, content } = inboundHistoryContent(d.content, d.messageId);
-      const media = d.content.type === 'media' ? d.content.media : null;
+      const { type, content } = isSealed(d.content) ? { type: d.content.type, content: d.content } : inboundHistoryContent(d.content, d.messageId);
+      const media = !isSealed(d.content) && d.content.type === 'media' ? d.content.media : null;
       s.insert.run(d.messageId, d.accountId, d.sessionId, 'in', d.from, d.fromLid ?? null, type, JSON.stringify(content),
         d.quotedMessageId ?? d.quotedNetworkId, d.networkMessageId, media?.sha256 ?? null, media?.mimetype ?? null, media?.size ?? null, d.sentAt, Date.parse(d.sentAt));
       phones.set(d.sessionId, d.to);
@@ -145,6 +151,13 @@ function applyEvent(s: Statements, { accepted, phones }: Batch, event: MessageEv
       if (d.emoji === '') s.unreact.run(target, d.from, d.sentAt);
       else s.react.run(target, d.from, d.emoji, d.sentAt);
       phones.set(d.sessionId, d.to);
+      return;
+    }
+    case 'MessageContentsErased': {
+      // Rows this batch accepted are written first, so the erasure reaches them too.
+      for (const message of accepted.values()) writeAccepted(s, message);
+      accepted.clear();
+      s.erase.run(ERASED_ROW, event.data.accountId, ERASED_ROW, JSON.stringify(event.data.keyIds));
       return;
     }
     default:

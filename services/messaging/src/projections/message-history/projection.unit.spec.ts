@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import type { MessageEvent } from '@switchboard/contracts';
+import type { MessageEvent, StoredMessageEvent } from '@switchboard/contracts';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import { messageHistoryProjection } from './projection.js';
 
@@ -14,11 +14,11 @@ function fixture(db = new DatabaseSync(':memory:'), name?: string) {
   const projection = messageHistoryProjection(db, name);
   let position = 0n;
   /** One call is one batch, as the runner applies them. */
-  const apply = (...events: MessageEvent[]) => {
+  const apply = (...events: StoredMessageEvent[]) => {
     for (const e of events) {
       position += 1n;
       const recorded: RecordedEvent = {
-        stream: `message-${(e.data as { messageId: string }).messageId}`, type: e.type, revision: 0n, position,
+        stream: `message-${(e.data as { messageId?: string }).messageId ?? (e.data as { accountId: string }).accountId}`, type: e.type, revision: 0n, position,
         data: e.data, metadata: { schemaVersion: e.version }, recordedAt: new Date(), id: String(position),
       };
       projection.apply(recorded);
@@ -74,5 +74,33 @@ describe('message history read model', () => {
     const replay = fixture(db, 'message-history-v2');
     replay.apply(accepted(A), sent(A));
     expect(replay.tables()[0]).toEqual([expect.objectContaining({ message_id: A, network_message_id: 'NET-9K' })]);
+  });
+});
+
+describe('erasing an account\'s contents in the history', () => {
+  const K1 = 'dk_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+  const K2 = 'dk_01JD9Z5W3X4Y5Z6A7B8C9D0E1F';
+  const sealedWith = (messageId: string, keyId: string): StoredMessageEvent => {
+    const { data } = accepted(messageId) as Extract<MessageEvent, { type: 'MessageAccepted' }>;
+    return { type: 'MessageAccepted', version: 3, data: { ...data, content: { type: 'text', keyId, sealed: 'AQ'.repeat(30) } } };
+  };
+  const erased = (keyIds: string[]): StoredMessageEvent => ({ type: 'MessageContentsErased', version: 1, data: { accountId: ACC, keyIds, erasedAt: '2026-11-21T11:00:00.000Z' } });
+  const contents = (tables: unknown[][]) => Object.fromEntries((tables[0] as { message_id: string; content: string }[]).map((r) => [r.message_id, JSON.parse(r.content) as Record<string, unknown>]));
+
+  it('keeps sealed contents sealed, and clears plain-text ones and those of the destroyed keys, not a newer key\'s', () => {
+    const { apply, tables } = fixture();
+    apply(accepted(A), received, sealedWith(B, K1));
+    expect(contents(tables())[B]).toEqual({ type: 'text', keyId: K1, sealed: 'AQ'.repeat(30) });
+    // The message sent after the erasure (sealed under the account's new key) is accepted in the same batch.
+    apply(erased([K1]), sealedWith('msg_01JD8Z7A1B2C3D4E5F6G7H8J9P', K2));
+    const after = contents(tables());
+    expect([after[A], after[IN], after[B]]).toEqual([{ erased: true }, { erased: true }, { erased: true }]);
+    expect(after['msg_01JD8Z7A1B2C3D4E5F6G7H8J9P']).toMatchObject({ keyId: K2 });
+  });
+
+  it('reaches rows the same batch accepted before the erasure', () => {
+    const { apply, tables } = fixture();
+    apply(accepted(A), erased([]));
+    expect(contents(tables())[A]).toEqual({ erased: true });
   });
 });

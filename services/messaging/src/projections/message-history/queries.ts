@@ -1,9 +1,13 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ApiError, HistoryItem } from '@switchboard/contracts';
-import type { HistoryRequest, ListMessagesResult, MessageMediaRef } from '@switchboard/contracts';
+import type { HistoryContent, SealedInboundContent, SealedMessageContent, HistoryRequest, ListMessagesResult, MessageMediaRef } from '@switchboard/contracts';
+import type { MessageFacts } from '../../contents/message-facts.js';
+import type { OpenedInboundContent, OpenedMessageContent } from '../../contents/opened-content.js';
+import { ERASED_HISTORY_CONTENT, inboundHistoryContent, outboundHistoryContent } from './content.js';
 
 interface Row {
   message_id: string;
+  account_id: string;
   session_id: string;
   direction: 'in' | 'out';
   contact: string;
@@ -36,21 +40,30 @@ export function decodeCursor(cursor: string): { atMs: number; messageId: string 
   return { atMs, messageId: id };
 }
 
-/** Reads of the history read model (`messageHistoryProjection`), always within one account. */
+/**
+ * Reads of the history read model (`messageHistoryProjection`), always within one account. Sealed
+ * contents are opened here, their keys loaded for the whole page at once; a content whose key was
+ * destroyed reads as erased.
+ */
 export class MessageHistoryQueries {
   private readonly byId: StatementSync;
   private readonly byNetworkId: StatementSync;
   private readonly reactions: StatementSync;
 
-  constructor(private readonly db: DatabaseSync) {
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly facts: MessageFacts,
+  ) {
     this.byId = db.prepare(`${SELECT} WHERE h.message_id = ? AND h.account_id = ?`);
     this.byNetworkId = db.prepare('SELECT message_id FROM message_history WHERE session_id = ? AND network_message_id = ? AND account_id = ? AND direction = ?');
     this.reactions = db.prepare('SELECT from_phone, emoji FROM message_reaction WHERE message_id = ? ORDER BY at');
   }
 
-  find(accountId: string, messageId: string): HistoryItem | null {
+  async find(accountId: string, messageId: string): Promise<HistoryItem | null> {
     const row = this.byId.get(messageId, accountId) as Row | undefined;
-    return row ? this.item(row) : null;
+    if (!row) return null;
+    await this.prepare([row]);
+    return this.item(row);
   }
 
   messageIdOfNetworkId(accountId: string, sessionId: string, networkMessageId: string, direction: 'in' | 'out'): string | null {
@@ -58,18 +71,22 @@ export class MessageHistoryQueries {
     return row?.message_id ?? null;
   }
 
-  /** Where the bytes of a media message are; MESSAGE_NOT_FOUND / MEDIA_NOT_FOUND otherwise. */
-  media(accountId: string, messageId: string): MessageMediaRef {
-    const row = this.db.prepare('SELECT media_sha256, media_mimetype, media_size FROM message_history WHERE message_id = ? AND account_id = ?').get(messageId, accountId) as
-      | { media_sha256: string | null; media_mimetype: string | null; media_size: number | null }
+  /** Where the bytes of a media message are; MESSAGE_NOT_FOUND / MEDIA_NOT_FOUND otherwise (erased too). */
+  async media(accountId: string, messageId: string): Promise<MessageMediaRef> {
+    const row = this.db.prepare('SELECT message_id, account_id, direction, content, media_sha256, media_mimetype, media_size FROM message_history WHERE message_id = ? AND account_id = ?').get(messageId, accountId) as
+      | (StoredRow & { media_sha256: string | null; media_mimetype: string | null; media_size: number | null })
       | undefined;
     if (!row) throw new ApiError('MESSAGE_NOT_FOUND');
-    if (row.media_sha256 === null || row.media_mimetype === null) throw new ApiError('MEDIA_NOT_FOUND');
-    return { sha256: row.media_sha256, mimetype: row.media_mimetype, size: row.media_size ?? 0 };
+    if (row.media_sha256 !== null && row.media_mimetype !== null) return { sha256: row.media_sha256, mimetype: row.media_mimetype, size: row.media_size ?? 0 };
+    await this.prepare([row]);
+    const opened = this.opened(row, JSON.parse(row.content) as object);
+    const media = opened !== null && opened.type === 'media' ? opened.media : null;
+    if (media === null) throw new ApiError('MEDIA_NOT_FOUND');
+    return { sha256: media.sha256, mimetype: media.mimetype, size: media.size };
   }
 
   /** One page, newest first, with the cursor of the next (null on the last). */
-  list(q: HistoryRequest): ListMessagesResult {
+  async list(q: HistoryRequest): Promise<ListMessagesResult> {
     const where = ['h.account_id = ?'];
     const args: (string | number)[] = [q.accountId];
     const add = (clause: string, value: string | number | undefined) => {
@@ -90,6 +107,7 @@ export class MessageHistoryQueries {
     const sql = `${SELECT} WHERE ${where.join(' AND ')} ORDER BY h.at_ms DESC, h.message_id DESC LIMIT ?`;
     const rows = this.db.prepare(sql).all(...args, q.limit + 1) as unknown as Row[];
     const page = rows.slice(0, q.limit);
+    await this.prepare(page);
     const last = page[page.length - 1];
     return { messages: page.map((r) => this.item(r)), nextCursor: rows.length > q.limit && last ? encodeCursor(last.at_ms, last.message_id) : null };
   }
@@ -107,7 +125,7 @@ export class MessageHistoryQueries {
           }
         : {};
     return HistoryItem.parse({
-      ...(JSON.parse(row.content) as object),
+      ...this.content(row),
       messageId: row.message_id,
       direction: row.direction,
       sessionId: row.session_id,
@@ -119,4 +137,42 @@ export class MessageHistoryQueries {
       timestamp: row.at,
     });
   }
+
+  /** Loads the keys of the sealed contents among `rows`, all at once (rows in plain text are not even parsed). */
+  private prepare(rows: readonly Pick<Row, 'account_id' | 'content'>[]): Promise<void> {
+    const refs = [];
+    for (const row of rows) {
+      if (!row.content.includes('"sealed"')) continue;
+      const stored = JSON.parse(row.content) as { keyId?: unknown; sealed?: unknown };
+      if (typeof stored.sealed === 'string' && typeof stored.keyId === 'string') refs.push({ accountId: row.account_id, keyId: stored.keyId });
+    }
+    return this.facts.keys.prepare(refs);
+  }
+
+  /** The row's content as the history shows it: opened, erased, or as recorded in plain text. */
+  private content(row: StoredRow): HistoryContent {
+    const stored = JSON.parse(row.content) as HistoryContent | Sealed;
+    const opened = this.opened(row, stored);
+    if (opened === null) return (stored as HistoryContent).erased ? ERASED_HISTORY_CONTENT : (stored as HistoryContent);
+    if (opened.type === 'erased') return ERASED_HISTORY_CONTENT;
+    return row.direction === 'out'
+      ? outboundHistoryContent(opened as Exclude<OpenedMessageContent, { type: 'erased' }>, row.message_id)
+      : inboundHistoryContent(opened as Exclude<OpenedInboundContent, { type: 'erased' }>, row.message_id).content;
+  }
+
+  /**
+   * A sealed row's content opened (or erased, its key destroyed); null for a row in plain text or
+   * erased. The row was written by the projection from a parsed event: trusted as it is.
+   */
+  private opened(row: StoredRow, stored: object): OpenedMessageContent | OpenedInboundContent | null {
+    if (typeof (stored as Partial<Sealed>).sealed !== 'string') return null;
+    return row.direction === 'out'
+      ? this.facts.openOutbound(row.account_id, row.message_id, stored as SealedMessageContent)
+      : this.facts.openInbound(row.account_id, row.message_id, stored as SealedInboundContent);
+  }
 }
+
+type Sealed = SealedMessageContent | SealedInboundContent;
+
+/** The columns a row's content is read from. */
+type StoredRow = Pick<Row, 'message_id' | 'account_id' | 'direction' | 'content'>;

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { STREAM_CATEGORY, messageEventParser } from '@switchboard/contracts';
-import type { MessageEvent } from '@switchboard/contracts';
+import type { StoredMessageEvent } from '@switchboard/contracts';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import type { Projection } from '@switchboard/service-kit';
 import { toRawEvent } from '@switchboard/service-kit';
@@ -55,8 +55,8 @@ export function messageStatusProjection(db: DatabaseSync, name = 'message-status
 }
 
 type Status = 'pending' | 'sent' | 'delivered' | 'read' | 'failed';
-/** Received messages are not ours to track: the history read model keeps them. */
-type StatusEvent = Exclude<MessageEvent, { type: 'MessageReceived' | 'MessageReactionReceived' }>;
+/** Received messages are not ours to track (the history read model keeps them), nor are erasures of contents. */
+type StatusEvent = Exclude<StoredMessageEvent, { type: 'MessageReceived' | 'MessageReactionReceived' | 'MessageContentsErased' }>;
 
 /** Which statuses each fact moves a message from (a read implies delivery), and to which. */
 const MOVES = {
@@ -96,8 +96,8 @@ function prepare(db: DatabaseSync) {
 
 type Statements = ReturnType<typeof prepare>;
 
-function applyEvent(s: Statements, accepted: Map<string, AcceptedInBatch>, event: MessageEvent): void {
-  if (event.type === 'MessageReceived' || event.type === 'MessageReactionReceived') return;
+function applyEvent(s: Statements, accepted: Map<string, AcceptedInBatch>, event: StoredMessageEvent): void {
+  if (event.type === 'MessageReceived' || event.type === 'MessageReactionReceived' || event.type === 'MessageContentsErased') return;
   if (event.type === 'MessageAccepted') {
     const d = event.data;
     // Accepted is its stream's first fact: a second one for the same message changes nothing.

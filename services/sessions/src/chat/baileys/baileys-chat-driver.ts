@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { generateMessageIDV2, jidDecode, makeWASocket } from '@whiskeysockets/baileys';
+import { generateMessageIDV2, jidDecode, makeWASocket, unixTimestampSeconds } from '@whiskeysockets/baileys';
 import type { AnyMessageContent, AuthenticationCreds, BinaryNode, ConnectionState, WASocket, WAVersion, proto } from '@whiskeysockets/baileys';
 import type {
   ButtonsContent,
@@ -11,17 +11,22 @@ import type {
   LocationContent,
   MediaContent,
   PhoneNumber,
+  PollContent,
   ReceiptEvent,
   SentMessage,
   SendOptions,
+  StartOptions,
   TextOptions,
 } from '../driver.js';
 import { BoundedMap } from '../bounded-map.js';
 import { ChatNetworkError, NotConnectedError } from '../errors.js';
 import { classifyNetworkFailure, versionRejected, type NetworkFailure } from '../network-failure.js';
 import type { SessionCredentials } from '../credentials/session-credentials.js';
-import { buttonsMessageProto, locationMessageContent, mediaMessageContent } from './content.js';
+import { buttonsBizNode, buttonsMessageProto, locationMessageContent, mediaMessageContent, pollMessageContent } from './content.js';
+import { openPollVote, pollMessageSecret, pollSecretKey } from './poll-votes.js';
+import type { PollSecretKey } from './poll-votes.js';
 import { boundCloseHandshake } from './keepalive.js';
+import { CodePairing } from './pairing-code.js';
 import { RecipientDirectory } from './recipient-directory.js';
 import { reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
 import { closeAction, socketConfig, type SocketSettings } from './socket-settings.js';
@@ -66,6 +71,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   readonly #recent = new BoundedMap<string, RecentMessage>(RECENT_MESSAGES);
   readonly #recipients = new RecipientDirectory();
   #creds: AuthenticationCreds | undefined;
+  /** Derived from the creds on first use (see poll-votes.ts); forgotten with them. */
+  #pollSecrets: PollSecretKey | undefined;
   #socket: WASocket | undefined;
   /** The WhatsApp Web version the current (or last) socket announced. */
   #version: WAVersion | undefined;
@@ -77,6 +84,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   #running = false;
   #failedAttempts = 0;
   #qrIssued = 0;
+  /** Set by `start({ pairByCode })`: this driver pairs by code, not QR. */
+  #codePairing: CodePairing | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
   /** Counts start() calls: one that awaited its creds across a stop and a new start yields to it. */
   #starts = 0;
@@ -93,9 +102,10 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     return this.#options.sessionId;
   }
 
-  async start(): Promise<void> {
+  async start(options: StartOptions = {}): Promise<void> {
     if (this.#running) return;
     this.#running = true;
+    if (options.pairByCode) this.#codePairing = new CodePairing(options.pairByCode, this.#qrLifetimes());
     this.#failedAttempts = 0;
     this.#versionRetried = false;
     this.#lost = false;
@@ -163,9 +173,15 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   async sendButtons(to: PhoneNumber, buttons: ButtonsContent, options: SendOptions = {}): Promise<SentMessage> {
     const message = buttonsMessageProto(buttons);
     return this.#send(to, options, async (socket, jid, messageId) => {
-      await socket.relayMessage(jid, message, { messageId });
+      await socket.relayMessage(jid, message, { messageId, additionalNodes: [buttonsBizNode(unixTimestampSeconds())] });
       return { message };
     });
+  }
+
+  /** The poll's secret is derived from its network id: written again (same id), it stays the same. */
+  async sendPoll(to: PhoneNumber, poll: PollContent, options: SendOptions = {}): Promise<SentMessage> {
+    const key = this.#pollKey();
+    return this.#send(to, options, (socket, jid, messageId) => socket.sendMessage(jid, pollMessageContent(poll, pollMessageSecret(key, messageId)), { messageId }));
   }
 
   #sendContent(to: PhoneNumber, content: AnyMessageContent, options: SendOptions): Promise<SentMessage> {
@@ -184,6 +200,20 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
       };
     };
     return this.#sends.send(messageId, socket, prepare, (error) => this.#writeFailure(socket, error));
+  }
+
+  /** The key of this device's poll secrets; its credentials are loaded whenever a socket is open. */
+  #pollKey(): PollSecretKey {
+    if (!this.#creds) throw new NotConnectedError(this.sessionId);
+    this.#pollSecrets ??= pollSecretKey(this.#creds);
+    return this.#pollSecrets;
+  }
+
+  /** A vote on a poll we sent, opened: the chosen options' hashes, or null when it does not open. */
+  #openVote(vote: NonNullable<TranslatedInbound['vote']>): string[] | null {
+    const me = this.#creds?.me;
+    if (!me) return null;
+    return openPollVote(vote.vote, { secret: pollMessageSecret(this.#pollKey(), vote.pollId), pollId: vote.pollId, creatorJids: [me.lid, me.id], voterJids: vote.voterJids });
   }
 
   #writeFailure(socket: WASocket, error: unknown): Error {
@@ -225,11 +255,13 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     const creds = this.#creds;
     if (!creds) return;
     const { saveCreds, ...auth } = credentials.authStateUntilWipe(creds);
+    this.#codePairing?.prepare(creds);
     const socket = makeWASocket(socketConfig(settings, auth, async (key) => this.#recent.get(key.id ?? '')?.message, version));
     boundCloseHandshake(socket);
     this.#socket = socket;
     this.#version = version;
     this.#qrIssued = 0;
+    this.#codePairing?.watch(socket);
     socket.ev.on('creds.update', saveCreds);
     socket.ev.on('connection.update', (update) => this.#onConnectionUpdate(socket, update));
     socket.ev.on('messages.update', (updates) => this.#emitReceipts(this.#receipts.fromUpdates(updates)));
@@ -260,7 +292,10 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   }
 
   async #emitInbound(inbound: TranslatedInbound): Promise<void> {
-    const { event, download } = inbound;
+    const { event, download, vote } = inbound;
+    if (event.content.type === 'poll_vote' && vote) {
+      return void this.emit('inbound', { ...event, content: { ...event.content, selectedOptionHashes: this.#openVote(vote) } });
+    }
     if (event.content.type !== 'media' || !download) return void this.emit('inbound', event as InboundEvent);
     try {
       const bytes = await downloadMedia(download.media, download.type, this.#options.settings.network.fetchAgent);
@@ -277,15 +312,36 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
 
   #onConnectionUpdate(socket: WASocket, update: Partial<ConnectionState>): void {
     if (socket !== this.#socket) return;
-    if (update.qr) this.#emitQr(update.qr);
+    if (update.qr) this.#onQr(socket, update.qr);
     if (update.connection === 'open') this.#onOpen(socket);
     if (update.connection === 'close') this.#onClose(update.lastDisconnect?.error);
+  }
+
+  /**
+   * Pairing by code, the first QR also says the registration is open: the code is asked for then
+   * (told once). The QR codes are told too: until one of the two is used, either links the device.
+   */
+  #onQr(socket: WASocket, code: string): void {
+    this.#emitQr(code);
+    // A failure means the socket closed meanwhile: its close says what happens next.
+    void this.#codePairing?.onQr(socket).then(
+      (event) => {
+        if (event && socket === this.#socket) this.emit('pairingCode', event);
+      },
+      () => undefined,
+    );
   }
 
   #emitQr(code: string): void {
     const lifetimeMs = this.#options.settings.qrTimeoutMs ?? (this.#qrIssued === 0 ? FIRST_QR_MS : NEXT_QR_MS);
     this.#qrIssued += 1;
     this.emit('qr', { code, expiresAt: new Date(Date.now() + lifetimeMs) });
+  }
+
+  /** How long each of a registration's QR refs lasts (Baileys shows them on this timer). */
+  #qrLifetimes(): { firstMs: number; nextMs: number } {
+    const { qrTimeoutMs } = this.#options.settings;
+    return { firstMs: qrTimeoutMs ?? FIRST_QR_MS, nextMs: qrTimeoutMs ?? NEXT_QR_MS };
   }
 
   #onOpen(socket: WASocket): void {
@@ -350,6 +406,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   /** Wipes the credentials (started before `disconnected` is told; resolves once they are gone). */
   #loggedOut(): Promise<void> {
     this.#creds = undefined;
+    this.#pollSecrets = undefined;
     this.#recent.clear();
     const wiped = this.#options.credentials.wipe();
     this.#disconnected('logged_out', false);

@@ -1,7 +1,7 @@
 import { proto } from '@whiskeysockets/baileys';
 import type { WAMessage } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
-import { buttonsMessageProto, mediaMessageContent } from './content.js';
+import { buttonsBizNode, buttonsMessageProto, mediaMessageContent, pollMessageContent } from './content.js';
 import { normalizePhone } from './recipient-directory.js';
 import { reconnectDelayMs } from './reconnect-policy.js';
 import { closeAction } from './socket-settings.js';
@@ -76,13 +76,32 @@ describe('closing', () => {
 });
 
 describe('outgoing content', () => {
-  it('builds the buttons proto Baileys 7 has no builder for', () => {
+  it('builds buttons as the native-flow quick replies the network still takes, with the <biz> node they need', () => {
     const message = buttonsMessageProto({ text: 'Pick', footer: 'f', buttons: [{ id: 'a', text: 'A' }] });
-    expect(message.buttonsMessage).toMatchObject({
-      contentText: 'Pick',
-      footerText: 'f',
-      buttons: [{ buttonId: 'a', buttonText: { displayText: 'A' }, type: 1 }],
+    expect(message.buttonsMessage).toBeUndefined();
+    const inner = message.viewOnceMessage?.message;
+    expect(inner?.messageContextInfo).toEqual({ deviceListMetadata: {}, deviceListMetadataVersion: 2 });
+    expect(inner?.interactiveMessage).toMatchObject({
+      body: { text: 'Pick' },
+      footer: { text: 'f' },
+      nativeFlowMessage: { buttons: [{ name: 'quick_reply', buttonParamsJson: '{"display_text":"A","id":"a"}' }] },
     });
+    expect(buttonsBizNode(1_800_000_000)).toEqual({
+      tag: 'biz',
+      attrs: { actual_actors: '2', host_storage: '2', privacy_mode_ts: '1800000000' },
+      content: [
+        { tag: 'interactive', attrs: { type: 'native_flow', v: '1' }, content: [{ tag: 'native_flow', attrs: { v: '9', name: 'mixed' } }] },
+        { tag: 'quality_control', attrs: { source_type: 'third_party' } },
+      ],
+    });
+  });
+
+  it('builds a poll with its secret: one answer or any number', () => {
+    const secret = new Uint8Array(32).fill(7);
+    expect(pollMessageContent({ question: 'Q?', options: ['a', 'b'], multipleAnswers: false }, secret)).toEqual({ poll: { name: 'Q?', values: ['a', 'b'], selectableCount: 1, messageSecret: secret } });
+    expect(pollMessageContent({ question: 'Q?', options: ['a', 'b', 'c'], multipleAnswers: true }, secret)).toMatchObject({ poll: { selectableCount: 0 } });
+    expect(() => pollMessageContent({ question: 'Q?', options: ['a'], multipleAnswers: false }, secret)).toThrow(RangeError);
+    expect(() => pollMessageContent({ question: 'Q?', options: ['a', 'a'], multipleAnswers: false }, secret)).toThrow(RangeError);
   });
 
   it('refuses more than three buttons', () => {

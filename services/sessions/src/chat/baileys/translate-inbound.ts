@@ -7,6 +7,8 @@ export interface TranslatedInbound {
   event: Omit<InboundEvent, 'content'> & { content: Exclude<InboundContent, { type: 'media' }> | { type: 'media'; media: Omit<Extract<InboundContent, { type: 'media' }>['media'], 'bytes'> } };
   /** The media node to download, and Baileys' media type for its keys. */
   download?: { media: DownloadableMedia; type: MediaType };
+  /** A vote to open (on a poll we sent): the encrypted vote and the voter's jids. */
+  vote?: { pollId: string; vote: proto.Message.IPollEncValue; voterJids: string[] };
 }
 
 export type DownloadableMedia = proto.Message.IImageMessage & { fileLength?: number | Long | null };
@@ -60,7 +62,8 @@ function contentOf(content: proto.IMessage, type: string): TranslatedInbound['ev
   }
   if (c.contactMessage) return { type: 'contact', displayName: c.contactMessage.displayName ?? '', vcard: c.contactMessage.vcard ?? '' };
   if (c.reactionMessage) return { type: 'reaction', targetId: c.reactionMessage.key?.id ?? '', emoji: c.reactionMessage.text ?? '' };
-  if (c.pollUpdateMessage) return { type: 'poll_vote', pollId: c.pollUpdateMessage.pollCreationMessageKey?.id ?? '', options: [] };
+  // Opened by the driver, which holds the poll's secret (see toInbound).
+  if (c.pollUpdateMessage) return { type: 'poll_vote', pollId: c.pollUpdateMessage.pollCreationMessageKey?.id ?? '', selectedOptionHashes: null };
   if (c.buttonsResponseMessage) {
     const b = c.buttonsResponseMessage;
     return { type: 'button_reply', id: b.selectedButtonId ?? '', ...(b.selectedDisplayText ? { text: b.selectedDisplayText } : {}) };
@@ -69,11 +72,28 @@ function contentOf(content: proto.IMessage, type: string): TranslatedInbound['ev
     const t = c.templateButtonReplyMessage;
     return { type: 'button_reply', id: t.selectedId ?? '', ...(t.selectedDisplayText ? { text: t.selectedDisplayText } : {}) };
   }
+  if (c.interactiveResponseMessage) return nativeFlowReply(c.interactiveResponseMessage);
   if (c.listResponseMessage) {
     const l = c.listResponseMessage;
     return { type: 'button_reply', id: l.singleSelectReply?.selectedRowId ?? '', ...(l.title ? { text: l.title } : {}) };
   }
   return { type: 'unsupported', rawType: type.slice(0, 128) };
+}
+
+/**
+ * A tap on a native-flow `quick_reply` button (the form Switchboard sends buttons in): the button's
+ * id is in `paramsJson`, its label in the body.
+ */
+function nativeFlowReply(r: proto.Message.IInteractiveResponseMessage): TranslatedInbound['event']['content'] {
+  let id = '';
+  try {
+    const params = JSON.parse(r.nativeFlowResponseMessage?.paramsJson ?? '{}') as { id?: unknown };
+    if (typeof params.id === 'string') id = params.id;
+  } catch {
+    // Not JSON: a tap without an id (still told, as a reply).
+  }
+  const text = r.body?.text ?? undefined;
+  return { type: 'button_reply', id, ...(text ? { text } : {}) };
 }
 
 /**
@@ -95,5 +115,16 @@ export function toInbound(message: WAMessage): TranslatedInbound | undefined {
     content: contentOf(content, type),
   };
   const media = MEDIA[type];
-  return media ? { event, download: { media: content[type as 'imageMessage'] as DownloadableMedia, type: media.type } } : { event };
+  if (media) return { event, download: { media: content[type as 'imageMessage'] as DownloadableMedia, type: media.type } };
+  const vote = ourPollVote(content, message.key);
+  return vote ? { event, vote } : { event };
+}
+
+/** A vote on a poll we sent (Baileys turned the poll's key to our side: `fromMe`), to open. */
+function ourPollVote(content: proto.IMessage, key: WAMessageKey): TranslatedInbound['vote'] {
+  const update = content.pollUpdateMessage;
+  const pollKey = update?.pollCreationMessageKey;
+  if (!update?.vote || !pollKey?.fromMe || !pollKey.id) return undefined;
+  const voterJids = [key.remoteJid, key.remoteJidAlt].filter((jid): jid is string => typeof jid === 'string');
+  return { pollId: pollKey.id, vote: update.vote, voterJids };
 }

@@ -40,11 +40,30 @@ describe('translating a received message', () => {
     [{ contactMessage: { displayName: 'Ada', vcard: 'BEGIN:VCARD' } }, { type: 'contact', displayName: 'Ada', vcard: 'BEGIN:VCARD' }],
     [{ reactionMessage: { key: { id: 'OUT1', fromMe: true }, text: '👍' } }, { type: 'reaction', targetId: 'OUT1', emoji: '👍' }],
     [{ reactionMessage: { key: { id: 'OUT1' }, text: '' } }, { type: 'reaction', targetId: 'OUT1', emoji: '' }],
-    [{ pollUpdateMessage: { pollCreationMessageKey: { id: 'P1' }, vote: {} } }, { type: 'poll_vote', pollId: 'P1', options: [] }],
+    [{ pollUpdateMessage: { pollCreationMessageKey: { id: 'P1' }, vote: {} } }, { type: 'poll_vote', pollId: 'P1', selectedOptionHashes: null }],
+    [
+      { interactiveResponseMessage: { body: { text: 'Yes' }, nativeFlowResponseMessage: { name: 'quick_reply', paramsJson: '{"id":"yes"}', version: 1 } } },
+      { type: 'button_reply', id: 'yes', text: 'Yes' },
+    ],
+    [{ interactiveResponseMessage: { nativeFlowResponseMessage: { paramsJson: 'not json' } } }, { type: 'button_reply', id: '' }],
     [{ buttonsResponseMessage: { selectedButtonId: 'yes', selectedDisplayText: 'Yes' } }, { type: 'button_reply', id: 'yes', text: 'Yes' }],
     [{ listResponseMessage: { title: 'Row', singleSelectReply: { selectedRowId: 'r1' } } }, { type: 'button_reply', id: 'r1', text: 'Row' }],
     [{ eventMessage: { name: 'party' } }, { type: 'unsupported', rawType: 'eventMessage' }],
   ])('%o', (message, content) => {
     expect(received(message as proto.IMessage)?.event.content).toEqual(content);
+  });
+});
+
+describe('a vote on a poll', () => {
+  const vote = { encPayload: new Uint8Array(40), encIv: new Uint8Array(12) };
+
+  it('on one of ours is handed to the driver to open, with every jid the voter goes by', () => {
+    const translated = received({ pollUpdateMessage: { pollCreationMessageKey: { id: 'P1', fromMe: true }, vote } });
+    expect(translated?.event.content).toEqual({ type: 'poll_vote', pollId: 'P1', selectedOptionHashes: null });
+    expect(translated?.vote).toEqual({ pollId: 'P1', vote, voterJids: ['915552223333@lid', '15552223333@s.whatsapp.net'] });
+  });
+
+  it('on someone else\'s poll is told unopened: only the poll\'s sender holds its secret', () => {
+    expect(received({ pollUpdateMessage: { pollCreationMessageKey: { id: 'P2', fromMe: false }, vote } })?.vote).toBeUndefined();
   });
 });
