@@ -32,6 +32,7 @@ const NOT_RUN: Record<string, string> = {
   'npx switchboard audit history': 'its ids are placeholders; test/audit-history-cli.spec.ts and test/e2e/audit.e2e.spec.ts run each query',
   'npx switchboard audit export': 'its account id is a placeholder; test/audit-export-cli.spec.ts exports and verifies both formats',
   'curl -OJ': 'its account id is a placeholder; test/e2e/audit.e2e.spec.ts calls the export over HTTP',
+  'npx switchboard accounts erase': 'its account id is a placeholder; test/e2e/erasure.e2e.spec.ts erases over HTTP and from the CLI in both modes',
   'npx switchboard projections rebuild': 'it rebuilds the running Switchboard\'s read models; test/projections-cli.spec.ts and test/e2e/rebuild.e2e.spec.ts run it in both modes',
 };
 
