@@ -6,15 +6,56 @@
  * before it is stored and after it is read back.
  */
 export function canonicalJson(value: unknown): string {
-  return canonical(value, '') ?? 'null';
+  const copy = sortedCopy(value);
+  return copy === unsortable ? canonical(value, '') ?? 'null' : JSON.stringify(copy) ?? 'null';
 }
 
 /** An object's canonical text without its top-level `omitted` keys. */
 export function canonicalJsonWithout(value: Record<string, unknown>, omitted: ReadonlySet<string>): string {
-  return objectText(value, omitted);
+  const copy = sortedObjectCopy(value, omitted);
+  return copy === unsortable ? objectText(value, omitted) : JSON.stringify(copy);
 }
 
 const none: ReadonlySet<string> = new Set();
+
+/*
+ * The fast way (audit verify hashes every stored event): a copy of the value made of plain objects
+ * whose keys were added in sorted order, arrays and primitives, which the native JSON.stringify
+ * then writes in canonical form, about twice as fast as building the text in JavaScript. It holds
+ * as long as an object's keys enumerate in the order they were added, which is not so for
+ * integer-like keys (engines list them first, numerically), nor for `__proto__` (assigning it
+ * sets the prototype), nor where `toJSON` or a bigint is met: for those the text is built by hand.
+ */
+const unsortable = Symbol('unsortable');
+
+function sortedCopy(value: unknown): unknown {
+  if (typeof value === 'bigint') return unsortable;
+  if (typeof value !== 'object' || value === null) return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return unsortable;
+  if (!Array.isArray(value)) return sortedObjectCopy(value as Record<string, unknown>, none);
+  const copy = new Array<unknown>(value.length);
+  for (let i = 0; i < value.length; i += 1) {
+    const item = sortedCopy(value[i]);
+    if (item === unsortable) return unsortable;
+    copy[i] = item;
+  }
+  return copy;
+}
+
+function sortedObjectCopy(object: Record<string, unknown>, omitted: ReadonlySet<string>): Record<string, unknown> | typeof unsortable {
+  const copy: Record<string, unknown> = {};
+  const keys = sortedKeys(object);
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i]!;
+    if (omitted.has(key)) continue;
+    const first = key.charCodeAt(0);
+    if ((first >= 0x30 && first <= 0x39) || key === '__proto__') return unsortable;
+    const member = sortedCopy(object[key]);
+    if (member === unsortable) return unsortable;
+    copy[key] = member;
+  }
+  return copy;
+}
 
 /** undefined: a value JSON leaves out (in an object) or writes as null (in an array). */
 function canonical(value: unknown, key: string): string | undefined {
@@ -44,7 +85,7 @@ function arrayText(items: readonly unknown[]): string {
   return `${text}]`;
 }
 
-// Written for speed (audit verify hashes every stored event): plain loops, no intermediate arrays.
+// The text built by hand (see sortedCopy): plain loops, no intermediate arrays.
 function objectText(object: Record<string, unknown>, omitted: ReadonlySet<string>): string {
   let text = '{';
   let separator = '';

@@ -109,8 +109,29 @@ export class StreamChainCheck {
       this.#startHash = start;
       this.#last = { revision: slice ? event.revision - 1n : this.#lastUnchainedRevision, position: -1n, hash: start, computed: start };
     }
+    if (this.#followsIntact(event, prevHash, hash)) return noFindings;
     this.#place(this.#linkOf(event, typeof prevHash === 'string' ? prevHash : undefined, typeof hash === 'string' ? hash : undefined));
     return this.#taken();
+  }
+
+  /**
+   * The common case, settled without a Link or a Settled object per event (a check runs per stored
+   * event): nothing is pending, the event links to the last one, has the next revision and its
+   * stored hash is its content's. Anything else takes the general path (`#linkOf`, `#place`).
+   */
+  #followsIntact(event: RecordedEvent, prevHash: unknown, hash: unknown): boolean {
+    const last = this.#last!;
+    if (this.#suspect !== undefined || typeof prevHash !== 'string' || typeof hash !== 'string') return false;
+    if ((prevHash !== last.hash && prevHash !== last.computed) || event.revision !== last.revision + 1n) return false;
+    if (eventHash(prevHash, event) !== hash) return false;
+    this.#beforeLastHash = last.hash;
+    this.#beforeLastComputed = last.computed;
+    // `#last` is this check's own object (findings copy its fields): updated in place.
+    last.revision = event.revision;
+    last.position = event.position;
+    last.hash = hash;
+    last.computed = hash;
+    return true;
   }
 
   /** The stream has no more events: a suspect left over is an event after a gap. */

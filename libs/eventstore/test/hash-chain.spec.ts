@@ -47,6 +47,33 @@ describe('canonical JSON', () => {
     expect(canonicalJson(undefined)).toBe('null');
     expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
   });
+
+  it('writes the same text whether a value is sortable by a plain copy or not (integer-like keys, __proto__, toJSON deep inside)', () => {
+    const parsed = JSON.parse('{"z":{"__proto__":{"b":1,"a":2},"y":[{"2":"two","10":"ten"}]},"a":{"when":"x"}}') as Record<string, unknown>;
+    expect(canonicalJson(parsed)).toBe('{"a":{"when":"x"},"z":{"__proto__":{"a":2,"b":1},"y":[{"10":"ten","2":"two"}]}}');
+    expect(canonicalJson(JSON.parse('{"b":{"__proto__":{"d":1,"c":2}},"a":1}'))).toBe('{"a":1,"b":{"__proto__":{"c":2,"d":1}}}');
+    expect(canonicalJson(JSON.parse('{"b":[{"2":"two","10":"ten"}],"a":1}'))).toBe('{"a":1,"b":[{"10":"ten","2":"two"}]}');
+    expect(canonicalJson({ b: [{ at: new Date(0), k: 1 }], a: '\ud800' })).toBe('{"a":"\\ud800","b":[{"at":"1970-01-01T00:00:00.000Z","k":1}]}');
+    // Many shapes, against a reference written independently: sort every object's keys, JSON.stringify the rest.
+    const reference = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map((item) => reference(item)).join(',')}]`;
+      if (value === null || typeof value !== 'object') return JSON.stringify(value);
+      const keys = Object.keys(value).sort();
+      return `{${keys.map((key) => `${JSON.stringify(key)}:${reference((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    };
+    const pick = <T>(items: readonly T[], i: number): T => items[i % items.length]!;
+    const keys = ['b', 'a', 'Z', 'é', '1', '01', '-1', '__proto__', 'a b', '\u2028', 'ab', ''];
+    const leaves = [0, -1.5, 1e-7, 'x"\\y', '\u0001', true, null, 'ü😀'];
+    const shape = (seed: number, depth: number): unknown => {
+      if (depth === 0 || seed % 5 === 0) return pick(leaves, seed);
+      if (seed % 3 === 0) return Array.from({ length: seed % 4 }, (_, i) => shape(seed * 7 + i, depth - 1));
+      return JSON.parse(`{${Array.from({ length: 1 + (seed % 5) }, (_, i) => `${JSON.stringify(pick(keys, seed + i * 3))}:${JSON.stringify(shape(seed * 11 + i, depth - 1))}`).join(',')}}`);
+    };
+    for (let seed = 1; seed < 400; seed += 1) {
+      const value = shape(seed, 4);
+      expect(canonicalJson(value)).toBe(reference(value));
+    }
+  });
 });
 
 describe('event hash', () => {
