@@ -30,13 +30,19 @@ export interface LinkedSession {
 /**
  * Creates a session per phone and scans its QR with that phone; resolves once every one is
  * connected. A QR the emulator cannot read the first time (a PNG decode miss) is scanned again from
- * `GET /qr`; `rescans` counts those.
+ * `GET /qr`; `rescans` counts those, `retries` the creates answered 502 and asked again.
  */
-export async function linkSessions(sut: SwitchboardUnderTest, phones: readonly string[], timeoutMs = 300_000): Promise<{ linked: LinkedSession[]; rescans: number }> {
+export async function linkSessions(sut: SwitchboardUnderTest, phones: readonly string[], timeoutMs = 300_000): Promise<{ linked: LinkedSession[]; rescans: number; retries: number }> {
   const api = new ApiClient(sut.url, sut.apiKey);
   let rescans = 0;
+  let retries = 0;
   const linked = await inParallel(phones, async (phone) => {
-    const created = await api.post('/v1/sessions', {});
+    let created = await api.post('/v1/sessions', {});
+    // A busy machine may miss the 20 s for the first QR: a retryable 502, retried as a client would.
+    for (let retry = 0; created.status === 502 && retry < 3; retry++) {
+      retries += 1;
+      created = await api.post('/v1/sessions', {});
+    }
     if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
     const sessionId = created.body.data.sessionId as string;
     await sut.emulator.scan(created.body.data.qrCode, phone).catch(async (error: unknown) => {
@@ -47,5 +53,5 @@ export async function linkSessions(sut: SwitchboardUnderTest, phones: readonly s
     return { sessionId, phone };
   });
   await inParallel(linked, ({ sessionId }) => eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected', timeoutMs));
-  return { linked, rescans };
+  return { linked, rescans, retries };
 }

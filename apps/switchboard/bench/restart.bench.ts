@@ -86,10 +86,10 @@ try {
 
   const linkStarted = performance.now();
   const phones = Array.from({ length: SIZES[0]! }, (_, i) => `1557${String(i).padStart(7, '0')}`);
-  const { linked: all, rescans } = await linkSessions(sut, phones);
+  const { linked: all, rescans, retries } = await linkSessions(sut, phones);
   let linked = all;
   const linkS = (performance.now() - linkStarted) / 1000;
-  console.error(`linked ${linked.length} sessions in ${linkS.toFixed(1)} s (${rescans} QR codes the emulator could not read the first time)`);
+  console.error(`linked ${linked.length} sessions in ${linkS.toFixed(1)} s (${rescans} QR codes the emulator could not read the first time, ${retries} creates retried after a 502)`);
   for (const size of SIZES) {
     const extra = linked.slice(size);
     await inParallel(extra, async ({ sessionId }) => {

@@ -19,17 +19,9 @@ try {
 } catch (error) {
   exitOnStartFailure('switchboard', error, portVariablesOf(process.env));
 }
-// Large bodies (inline media) leave garbage that an idle process would otherwise keep for good.
-startMemoryReclaimer();
-process.stdout.write(`Switchboard listening on ${switchboard.url} (docs: ${switchboard.url}/docs)\n`);
-if (!keyShown && !switchboard.config.bootstrapApiKey) {
-  process.stdout.write(`Accounts exist in ${switchboard.config.dataDir}; the first key was shown on the first start only. A new key: npx switchboard keys create ${BOOTSTRAP_ACCOUNT_ID}\n`);
-}
-if (switchboard.emulator) {
-  process.stdout.write(`Chat network emulator: ${switchboard.emulator.wsUrl}, control API ${switchboard.emulator.controlUrl}\n`);
-}
-
 let stopping = false;
+// Before anything says the server listens: a supervisor may signal as soon as it reads that line,
+// and a signal with no handler yet kills the process outright, with nothing closed.
 // `on`, not `once`: a second signal while stopping (npm start forwards Ctrl-C to the process that
 // the terminal already signalled) must not kill it halfway through its close.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -38,4 +30,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     void switchboard.close().then(() => process.exit(0));
   });
+}
+// Large bodies (inline media) leave garbage that an idle process would otherwise keep for good.
+startMemoryReclaimer();
+process.stdout.write(`Switchboard listening on ${switchboard.url} (docs: ${switchboard.url}/docs)\n`);
+if (!keyShown && !switchboard.config.bootstrapApiKey) {
+  process.stdout.write(`Accounts exist in ${switchboard.config.dataDir}; the first key was shown on the first start only. A new key: npx switchboard keys create ${BOOTSTRAP_ACCOUNT_ID}\n`);
+}
+if (switchboard.emulator) {
+  process.stdout.write(`Chat network emulator: ${switchboard.emulator.wsUrl}, control API ${switchboard.emulator.controlUrl}\n`);
 }

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { ulid as ulidOf } from 'ulid';
+import { monotonicFactory, ulid as ulidOf } from 'ulid';
 
 const POOL_BYTES = 4_096;
 const pool = Buffer.alloc(POOL_BYTES);
@@ -34,4 +34,15 @@ export function randomHex(bytes: number): string {
 /** A new ULID (time-ordered, 80 random bits): message, account, key and webhook ids. */
 export function ulid(): string {
   return ulidOf(Date.now(), pooledRandom);
+}
+
+const increasing = monotonicFactory(pooledRandom);
+
+/**
+ * A ULID greater than every one this process made with it before, even within one millisecond
+ * (`ulid()` is only ordered across milliseconds): for ids whose order decides something, such as
+ * messaging's data keys (a key id older than a destroyed one is read as destroyed).
+ */
+export function increasingUlid(): string {
+  return increasing(Date.now());
 }

@@ -37,7 +37,6 @@ export function runServiceProcess<S extends RunningService>(
     const metrics = await startMetricsEndpoint(config, logger);
     startMemoryReclaimer({ logger });
     afterStart?.(service);
-    logger.info(`${name} service ready`);
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
@@ -53,6 +52,8 @@ export function runServiceProcess<S extends RunningService>(
     // Ctrl-C) must not kill the process halfway through its close.
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
+    // Only now: a supervisor may signal as soon as it reads this, and the handlers must be there.
+    logger.info(`${name} service ready`);
   };
   main().catch((error: unknown) => exitOnStartFailure(`${name} service`, error, portVariablesOf(process.env)));
 }

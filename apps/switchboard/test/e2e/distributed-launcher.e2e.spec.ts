@@ -90,7 +90,7 @@ describe('the distributed launcher (npm run start:distributed)', () => {
   it('refuses in one line a key that is not the one its data dir was made with', async () => {
     const run = launch({ ...env, SWITCHBOARD_SECRET_KEY: randomBytes(32).toString('hex') });
     expect(await run.exit).toBe(1);
-    expect(run.output()).toMatch(/^(sessions|events) +\| \1 service: SWITCHBOARD_SECRET_KEY: .* holds secrets sealed with another key; /m);
+    expect(run.output()).toMatch(/^(sessions|events|messaging) +\| \1 service: SWITCHBOARD_SECRET_KEY: .* holds secrets sealed with another key; /m);
   });
 
   it('checks the variables once, before starting anything', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SecretCipher, ulid } from '@switchboard/service-kit';
+import { SecretCipher, increasingUlid } from '@switchboard/service-kit';
 import { openContent, sealContent } from './content-cipher.js';
 import { dataKeyAssociatedData } from './data-key-store.js';
 import type { DataKeyStore, StoredDataKey } from './data-key-store.js';
@@ -144,7 +144,8 @@ export class ContentKeys {
   }
 
   async #mint(accountId: string): Promise<StoredDataKey> {
-    const keyId = `dk_${ulid()}`;
+    // Increasing within this process: an erasure followed by a new key in the same millisecond still orders them.
+    const keyId = `dk_${increasingUlid()}`;
     const key = randomBytes(32);
     const wrapped = this.#master.seal(key, dataKeyAssociatedData(accountId, keyId));
     key.fill(0);
