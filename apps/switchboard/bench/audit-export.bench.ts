@@ -18,7 +18,7 @@ import { SqliteEventStore } from '@switchboard/eventstore';
 import { loadConfig } from '@switchboard/service-kit';
 import { verifyExportFile } from '../src/cli/audit/export-verification.js';
 import { writeAccountExport } from '../src/cli/audit/export-writer.js';
-import { BENCH_ACCOUNT as ACCOUNT, fillMessageStore, timed } from './message-store.js';
+import { BENCH_ACCOUNT as ACCOUNT, fillMessageStore, scan, timed } from './message-store.js';
 
 const EVENTS = Number(process.env['BENCH_AUDIT_EVENTS'] ?? 200_000);
 const SELF = fileURLToPath(import.meta.url);
@@ -40,13 +40,7 @@ async function child(what: string, dataDir: string): Promise<void> {
     switch (what) {
       case 'scan': {
         const store = new SqliteEventStore(join(dataDir, 'messaging', 'events.sqlite'));
-        let events = 0;
-        let page = await store.readAll({ maxCount: 1_000 });
-        while (page.length > 0) {
-          events += page.length;
-          const last = page.at(-1)!.position;
-          page = (await store.readAll({ fromPosition: last, maxCount: 1_001 })).filter((e) => e.position > last);
-        }
+        const events = await scan(store);
         await store.close();
         return events;
       }

@@ -21,10 +21,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { GENESIS_HASH, SqliteEventStore, TurnBatchedWrites, chainEvents, chainHeadFrom, openSqliteDatabase } from '@switchboard/eventstore';
-import type { EventStore, NewEvent } from '@switchboard/eventstore';
+import type { NewEvent } from '@switchboard/eventstore';
 import { loadConfig } from '@switchboard/service-kit';
 import { verifyStores } from '../src/cli/audit/verify-stores.js';
-import { MESSAGE_LIFE as LIFE, fillMessageStore, messageEvent, timed } from './message-store.js';
+import { MESSAGE_LIFE as LIFE, fillMessageStore, messageEvent, scan, timed } from './message-store.js';
 
 const EVENTS = Number(process.env['BENCH_AUDIT_EVENTS'] ?? 200_000);
 const APPENDS = Number(process.env['BENCH_AUDIT_APPENDS'] ?? 20_000);
@@ -117,16 +117,6 @@ async function fillStore(dataDir: string): Promise<string> {
   return file;
 }
 
-async function scan(store: EventStore): Promise<number> {
-  let events = 0;
-  let page = await store.readAll({ maxCount: 1_000 });
-  while (page.length > 0) {
-    events += page.length;
-    const last = page.at(-1)!.position;
-    page = (await store.readAll({ fromPosition: last, maxCount: 1_001 })).filter((e) => e.position > last);
-  }
-  return events;
-}
 
 
 /** The child: scan, verify, scan; what each read per second and its CPU per event. */
