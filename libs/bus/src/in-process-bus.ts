@@ -52,8 +52,9 @@ export class InProcessBus implements Bus {
     return withProducerSpan('in_process', 'send', subject, options.headers, async (headers) => {
       const targets = this.route(subject);
       if (targets.length === 0) throw new NoResponderError(subject);
-      const replies = targets.map((target) => this.deliver(target, subject, data ?? null, headers));
-      const reply = await withDeadline(Promise.race(replies), subject, options.timeoutMs);
+      // One responder (a queue group: every service's requests) needs no race.
+      const replies = targets.length === 1 ? this.deliver(targets[0]!, subject, data ?? null, headers) : Promise.race(targets.map((target) => this.deliver(target, subject, data ?? null, headers)));
+      const reply = await withDeadline(replies, subject, options.timeoutMs);
       // A failure is carried as over NATS: only what `toRemoteErrorBody` lets out of the handler.
       const replied = reply.envelope.ok ? reply.envelope.data : openEnvelope(subject, JSON.parse(serializeEnvelope(reply.envelope)));
       return { data: replied as TReply, headers: reply.headers, local: true };

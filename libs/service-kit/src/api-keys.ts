@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyHash} from '@switchboard/contracts';
 import { API_KEY_PREFIX, API_KEY_RANDOM_BYTES, ApiKeySecret, MintedApiKey } from '@switchboard/contracts';
 
@@ -12,9 +12,12 @@ export function mintApiKey(): MintedApiKey {
   return MintedApiKey.parse(`${API_KEY_PREFIX}${randomBytes(API_KEY_RANDOM_BYTES).toString('base64url')}`);
 }
 
-/** Lower-case hex SHA-256 of the key's UTF-8 bytes: what crosses the bus and enters events. */
+/**
+ * Lower-case hex SHA-256 of the key's UTF-8 bytes: what crosses the bus and enters events. The
+ * one-shot `hash` (no Hash object per call): the gateway hashes the key of every request.
+ */
 export function hashApiKey(key: string): ApiKeyHash {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /**

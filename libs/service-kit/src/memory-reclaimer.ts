@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Logger } from '@switchboard/telemetry';
@@ -11,6 +12,10 @@ import type { Logger } from '@switchboard/telemetry';
  * `thresholdBytes` or more. Live data is not collected twice: the floor moves up to what a
  * collection left. The first tick always collects: start-up (schemas, the OpenAPI document, module
  * loading) leaves tens of MiB of garbage that an idle process would otherwise keep as RSS.
+ * A busy process is left to V8 (its allocation drives V8's own concurrent, incremental collector):
+ * a forced full GC is atomic, and under load it stopped every request for a quarter of a second
+ * (and the young garbage of the load itself looked like growth). The collection waits for the
+ * first tick at which the event loop was busy less than BUSY_UTILIZATION of the interval.
  */
 export interface MemoryReclaimerOptions {
   intervalMs?: number;
@@ -20,16 +25,18 @@ export interface MemoryReclaimerOptions {
 
 export const RECLAIM_INTERVAL_MS = 10_000;
 export const RECLAIM_THRESHOLD_BYTES = 64 * 2 ** 20;
+/** Event loop utilization over an interval above which the process counts as busy (serving load). */
+export const BUSY_UTILIZATION = 0.2;
 
 /** What the reclaimer knows between two samples: the lowest heap + external since its last collection. */
 export interface ReclaimState {
   floorBytes: number;
 }
 
-/** One sample's decision: collect now or not, and the floor to keep. */
-export function reclaimDecision(state: ReclaimState, heldBytes: number, thresholdBytes: number): { collect: boolean; floorBytes: number } {
+/** One sample's decision: collect now or not (never while `busy`: later), and the floor to keep. */
+export function reclaimDecision(state: ReclaimState, heldBytes: number, thresholdBytes: number, busy = false): { collect: boolean; floorBytes: number } {
   const floorBytes = Math.min(state.floorBytes, heldBytes);
-  return { collect: heldBytes - floorBytes >= thresholdBytes, floorBytes };
+  return { collect: !busy && heldBytes - floorBytes >= thresholdBytes, floorBytes };
 }
 
 /** Starts sampling (an unref'd timer: it never keeps the process alive); returns its stop. */
@@ -38,15 +45,18 @@ export function startMemoryReclaimer(options: MemoryReclaimerOptions = {}): () =
   const collectGarbage = fullGc();
   let state: ReclaimState = { floorBytes: heldBytes() };
   let startUpCollected = false;
+  let loopSince = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const held = heldBytes();
-    if (!startUpCollected) {
+    const busy = performance.eventLoopUtilization(loopSince).utilization > BUSY_UTILIZATION;
+    loopSince = performance.eventLoopUtilization();
+    if (!startUpCollected && !busy) {
       startUpCollected = true;
       collectGarbage();
       state = { floorBytes: heldBytes() };
       return;
     }
-    const decision = reclaimDecision(state, held, threshold);
+    const decision = reclaimDecision(state, held, threshold, busy);
     if (!decision.collect) {
       state = { floorBytes: decision.floorBytes };
       return;

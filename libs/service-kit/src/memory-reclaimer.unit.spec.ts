@@ -4,12 +4,15 @@ import { reclaimDecision } from './memory-reclaimer.js';
 const MiB = 2 ** 20;
 const threshold = 64 * MiB;
 
-/** Runs samples (MiB) through the decision; a collection leaves `afterGc` MiB. Returns the samples that collected. */
-function collectedAt(samples: number[], afterGc = 100): number[] {
+/**
+ * Runs samples (MiB) through the decision; a collection leaves `afterGc` MiB. Returns the samples
+ * that collected. `busy`: the indexes of the samples taken while the process was busy.
+ */
+function collectedAt(samples: number[], afterGc = 100, busy: readonly number[] = []): number[] {
   let state = { floorBytes: samples[0]! * MiB };
   const collected: number[] = [];
-  for (const sample of samples) {
-    const decision = reclaimDecision(state, sample * MiB, threshold);
+  for (const [i, sample] of samples.entries()) {
+    const decision = reclaimDecision(state, sample * MiB, threshold, busy.includes(i));
     if (decision.collect) collected.push(sample);
     state = { floorBytes: decision.collect ? afterGc * MiB : decision.floorBytes };
   }
@@ -31,5 +34,9 @@ describe('when the memory reclaimer runs a full GC', () => {
 
   it('again after a new burst on top of what stayed', () => {
     expect(collectedAt([100, 400, 380, 460], 380)).toEqual([400, 460]);
+  });
+
+  it('not while the process is busy (V8 collects a loaded heap itself), at the first quiet sample after', () => {
+    expect(collectedAt([100, 180, 200, 190, 185], 100, [1, 2, 3])).toEqual([185]);
   });
 });

@@ -22,8 +22,19 @@ const NOT_RECORDED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
  * and the parent context is not entered either: without the SDK, OpenTelemetry's context
  * manager is a no-op that always answers the root context.
  */
-export async function runInSpan<T>(name: string, options: RunInSpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
-  if (!isRecordingSpans()) return work(NOT_RECORDED);
+export function runInSpan<T>(name: string, options: RunInSpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
+  // Not an async function: with tracing off a call (two per bus round trip) makes no promise of its own.
+  if (!isRecordingSpans()) {
+    try {
+      return Promise.resolve(work(NOT_RECORDED));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+  return runInRecordedSpan(name, options, work);
+}
+
+async function runInRecordedSpan<T>(name: string, options: RunInSpanOptions, work: (span: Span) => Promise<T> | T): Promise<T> {
   const parent = options.parent ?? context.active();
   const span = trace.getTracer(TRACER_NAME).startSpan(
     name,

@@ -6,9 +6,8 @@ import type { SwitchboardConfig } from '@switchboard/service-kit';
 import { processMetrics, routeLabel } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import Fastify from 'fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { maxHeaderSize } from 'node:http';
-import type { IncomingMessage } from 'node:http';
 import { Authenticator } from './auth/authenticator.js';
 import { BODY_LIMIT_BYTES, installJsonBodies } from './http/body.js';
 import { answerClientErrors } from './http/client-errors.js';
@@ -16,7 +15,7 @@ import './http/deps.js';
 import { sendError } from './http/errors.js';
 import { installBodyRateFloor, REQUEST_LIMITS, serverTimeouts } from './http/request-limits.js';
 import type { RequestLimits } from './http/request-limits.js';
-import { endRequestTrace, startRequestTrace } from './http/trace.js';
+import { endRequestTrace, rawTraces, startRequestTrace } from './http/trace.js';
 import type { RequestTrace } from './http/trace.js';
 import { LazyChildLogger } from './http/lazy-logger.js';
 import { registerDocsRoutes } from './routes/docs.js';
@@ -50,7 +49,7 @@ export interface BuildGatewayOptions {
  * Closing the app unsubscribes from the bus; the bus itself belongs to the caller.
  */
 export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
-  const traces = new WeakMap<IncomingMessage, RequestTrace>();
+  const traces = rawTraces;
   const limits = options.requestLimits ?? REQUEST_LIMITS;
   const app = Fastify({
     loggerInstance: options.logger,
@@ -96,18 +95,33 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   return app;
 }
 
-function installRequestHooks(app: FastifyInstance, traces: WeakMap<IncomingMessage, RequestTrace>): void {
-  app.decorateRequest('sbTrace', null as unknown as RequestTrace);
+/**
+ * The request's trace (started by `genReqId`) as `request.sbTrace`, `X-Request-Id` on every
+ * answer, the span ended and the HTTP metrics recorded. Callback hooks, not async ones: an async
+ * hook costs a promise and a microtask per request for work that never waits.
+ */
+function installRequestHooks(app: FastifyInstance, traces: typeof rawTraces): void {
+  app.decorateRequest('sbTrace', {
+    getter(this: FastifyRequest): RequestTrace {
+      let requestTrace = traces.get(this.raw);
+      if (requestTrace === undefined) {
+        requestTrace = startRequestTrace(this.method, this.url);
+        traces.set(this.raw, requestTrace);
+      }
+      return requestTrace;
+    },
+  });
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
-    request.sbTrace = traces.get(request.raw) ?? startRequestTrace(request.method, request.url);
-  });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header(HTTP_HEADERS.requestId, request.id);
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
-    endRequestTrace(request.sbTrace, request.method, request.routeOptions.url, reply.statusCode);
-    recordHttpMetrics(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
+  app.addHook('onResponse', (request, reply, done) => {
+    // `routeOptions` builds a new object on every read: read once.
+    const route = request.routeOptions.url;
+    endRequestTrace(request.sbTrace, request.method, route, reply.statusCode);
+    recordHttpMetrics(request.method, route, reply.statusCode, reply.elapsedTime);
+    done();
   });
   // A client that hangs up gets no response; its span still ends (499, as proxies log it).
   app.addHook('onRequestAbort', async (request) => {

@@ -17,9 +17,11 @@ export const BODY_LIMIT_BYTES = 24 * 1024 * 1024;
  */
 export function installJsonBodies(app: FastifyInstance): void {
   // Fastify refuses a declared oversize body too, but without the figures: the client gets both.
-  app.addHook('preParsing', async (request) => {
+  // A callback hook: it runs on every request, bodiless GETs included, and never waits.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const declared = Number(request.headers['content-length']);
-    if (declared > BODY_LIMIT_BYTES) throw payloadTooLarge(BODY_LIMIT_BYTES, declared);
+    if (declared > BODY_LIMIT_BYTES) done(payloadTooLarge(BODY_LIMIT_BYTES, declared));
+    else done(null, payload);
   });
   app.removeAllContentTypeParsers();
   for (const type of ['application/json', /^application\/[\w.+-]+\+json$/]) {

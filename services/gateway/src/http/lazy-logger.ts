@@ -28,13 +28,27 @@ export class LazyChildLogger implements FastifyBaseLogger {
     this.#logger().level = level;
   }
 
-  fatal: FastifyBaseLogger['fatal'] = (...args: unknown[]) => this.#log('fatal', args);
-  error: FastifyBaseLogger['error'] = (...args: unknown[]) => this.#log('error', args);
-  warn: FastifyBaseLogger['warn'] = (...args: unknown[]) => this.#log('warn', args);
-  info: FastifyBaseLogger['info'] = (...args: unknown[]) => this.#log('info', args);
-  debug: FastifyBaseLogger['debug'] = (...args: unknown[]) => this.#log('debug', args);
-  trace: FastifyBaseLogger['trace'] = (...args: unknown[]) => this.#log('trace', args);
-  silent: FastifyBaseLogger['silent'] = () => undefined;
+  // Methods on the prototype, not arrow fields: seven closures per request were a visible share of
+  // a read's garbage. Called as methods (`request.log.info(...)`), as pino's own are.
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+  silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return new LazyChildLogger(this, bindings, options);

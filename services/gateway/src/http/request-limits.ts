@@ -65,11 +65,12 @@ function tooSlow(limits: RequestLimits): ApiError {
  * `onRequest` hooks (auth), so the clock starts when the body is actually read.
  */
 export function installBodyRateFloor(app: FastifyInstance, limits: RequestLimits): void {
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (!carriesBody(request.headers)) return payload;
+  // A callback hook: it runs on every request, bodiless GETs included, and never waits.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!carriesBody(request.headers)) return done(null, payload);
     const metered = meterBody(payload, limits);
     reply.raw.once('close', () => metered.destroy());
-    return metered;
+    done(null, metered);
   });
 }
 

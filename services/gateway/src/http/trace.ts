@@ -1,5 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
+import type { IncomingMessage } from 'node:http';
 import { randomHex } from '@switchboard/service-kit';
 import { isRecordingSpans } from '@switchboard/telemetry';
 
@@ -21,13 +22,16 @@ export interface RequestTrace {
  * identifies exactly one request.
  */
 export function startRequestTrace(method: string, path: string): RequestTrace {
-  let span = isRecordingSpans()
-    ? tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } }, ROOT_CONTEXT)
-    : undefined;
-  if (span === undefined || !isSpanContextValid(span.spanContext())) {
-    span = trace.wrapSpanContext({ traceId: newRequestId(), spanId: randomHex(8), traceFlags: TraceFlags.NONE });
+  if (isRecordingSpans()) {
+    const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } }, ROOT_CONTEXT);
+    if (isSpanContextValid(span.spanContext())) return { span, context: trace.setSpan(ROOT_CONTEXT, span), traceId: span.spanContext().traceId };
   }
-  return { span, context: trace.setSpan(ROOT_CONTEXT, span), traceId: span.spanContext().traceId };
+  // Ids of our own (no span, or no valid one). With tracing off nothing reads a context
+  // (OpenTelemetry's context manager is then a no-op that always answers the root context), so
+  // the root context is the request's, with no copy made.
+  const ids = randomHex(24);
+  const span = trace.wrapSpanContext({ traceId: ids.slice(0, 32), spanId: ids.slice(32), traceFlags: TraceFlags.NONE });
+  return { span, context: isRecordingSpans() ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT, traceId: span.spanContext().traceId };
 }
 
 /**
@@ -45,6 +49,21 @@ export function endRequestTrace(requestTrace: RequestTrace, method: string, rout
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();
 }
+
+const TRACE = Symbol('switchboard.requestTrace');
+type Traced = IncomingMessage & { [TRACE]?: RequestTrace };
+
+/**
+ * The trace of a raw request, kept on the request itself: it is started (`genReqId`) before
+ * fastify has a request object, and read by the hooks, the framework error handler and the
+ * client error handler. A property, not a WeakMap: one ephemeron per request was GC work.
+ */
+export const rawTraces = {
+  get: (raw: IncomingMessage): RequestTrace | undefined => (raw as Traced)[TRACE],
+  set: (raw: IncomingMessage, requestTrace: RequestTrace): void => {
+    (raw as Traced)[TRACE] = requestTrace;
+  },
+};
 
 /** Runs `work` with the request's span active, so logs and bus calls join its trace. */
 export function inRequestContext<T>(requestTrace: RequestTrace, work: () => T): T {

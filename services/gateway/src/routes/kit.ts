@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { hasScope } from '../auth/principal.js';
 import type { Principal } from '../auth/principal.js';
 import '../http/deps.js';
+import { serializationSchemaOf } from '../http/response-schema.js';
 import { inRequestContext } from '../http/trace.js';
 import { callService, ContractViolationError } from '@switchboard/bus';
 
@@ -39,7 +40,7 @@ export interface RouteContext<E extends EndpointContract> {
   call<S extends SubjectContract>(subject: S, data: RequestOf<S>, options?: { timeoutMs?: number }): Promise<ReplyOf<S>>;
 }
 
-/** Returns the success body (envelope included); it is checked against `endpoint.response`. */
+/** Returns the success body (envelope included); it is written by `endpoint.response` (see runHandler). */
 export type RouteHandler<E extends EndpointContract> = (ctx: RouteContext<E>) => Promise<z.input<E['response']>>;
 
 const NO_ACCOUNT = 'This API key belongs to no account; use an account key for this endpoint.';
@@ -48,7 +49,8 @@ const NO_ACCOUNT = 'This API key belongs to no account; use an account key for t
  * Registers one endpoint of a contracts endpoint table under `/v1/...` and `/api/v1/...`:
  * authentication and scope (before the body is read), validation of params, query and body
  * with the contract's zod schemas (every problem in one VALIDATION_ERROR), the success status
- * of the contract, and the response checked against its schema (unknown keys stripped).
+ * of the contract, and the response written by its schema's compiled serializer (unknown keys
+ * dropped; zod where the schema cannot be compiled).
  */
 export function defineRoute<E extends EndpointContract>(
   app: FastifyInstance,
@@ -97,9 +99,23 @@ async function runHandler<E extends EndpointContract>(
   const input = validateInput(endpoint, request);
   reply.code(endpoint.status);
   const result = await handler(routeContext(app, request, reply, input) as RouteContext<E>);
+  // The body written by the contract's compiled serializer (fastify's, compiled on first use and
+  // kept per route); zod parses it only where the contract cannot be one (see serializationSchemaOf).
+  const schema = serializationSchemaOf(endpoint.response);
+  if (schema !== null && !isBinary(result)) {
+    reply.type(JSON_TYPE);
+    return reply.serializeInput(result as Record<string, unknown>, schema);
+  }
   const checked = endpoint.response.safeParse(result);
   if (!checked.success) throw new ContractViolationError(`${endpoint.method} ${endpoint.path}`, checked.error);
   return checked.data;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Bytes (a media download) are sent as they are, never serialised. */
+function isBinary(result: unknown): boolean {
+  return result instanceof Uint8Array;
 }
 
 interface Input {
@@ -149,28 +165,50 @@ function strictQuery(schema: z.ZodType | undefined): z.ZodType {
 }
 
 function routeContext(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, input: Input): RouteContext<EndpointContract> {
-  const principal = request.principal;
-  const { bus, config } = app.gateway;
-  return {
-    ...(input as Pick<RouteContext<EndpointContract>, 'params' | 'query' | 'body'>),
-    principal: principal as Principal,
-    get accountId(): string {
-      if (!principal?.accountId) throw new ApiError('FORBIDDEN', NO_ACCOUNT);
-      return principal.accountId;
-    },
-    requestId: request.id,
-    request,
-    reply,
-    config,
-    logger: request.log,
-    call: (subject, data, options) =>
-      callService(bus, subject, data, {
-        correlationId: request.id,
-        accountId: principal?.accountId ?? null,
-        timeoutMs: options?.timeoutMs,
-        traceContext: request.sbTrace.context,
-      }),
-  };
+  return new RequestContext(app, request, reply, input) as unknown as RouteContext<EndpointContract>;
+}
+
+/**
+ * A RouteContext as a class: its `accountId` and `call` live on the prototype, not as a getter
+ * and a closure made for every request.
+ */
+class RequestContext {
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly body: unknown;
+  readonly principal: Principal;
+  readonly requestId: string;
+  readonly config: SwitchboardConfig;
+  readonly logger: FastifyBaseLogger;
+
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    input: Input,
+  ) {
+    this.params = input.params;
+    this.query = input.query;
+    this.body = input.body;
+    this.principal = request.principal as Principal;
+    this.requestId = request.id;
+    this.config = app.gateway.config;
+    this.logger = request.log;
+  }
+
+  get accountId(): string {
+    if (!this.principal?.accountId) throw new ApiError('FORBIDDEN', NO_ACCOUNT);
+    return this.principal.accountId;
+  }
+
+  call<S extends SubjectContract>(subject: S, data: RequestOf<S>, options?: { timeoutMs?: number }): Promise<ReplyOf<S>> {
+    return callService(this.app.gateway.bus, subject, data, {
+      correlationId: this.request.id,
+      accountId: this.principal?.accountId ?? null,
+      timeoutMs: options?.timeoutMs,
+      traceContext: this.request.sbTrace.context,
+    });
+  }
 }
 
 /** What a streaming route's handler gets: the validated query and the caller, and the raw reply. */
