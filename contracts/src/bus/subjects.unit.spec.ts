@@ -40,6 +40,7 @@ describe('bus subjects', () => {
       'sb.v1.messaging.history',
       'sb.v1.messaging.media',
       'sb.v1.messaging.recordReceipt',
+      'sb.v1.messaging.sentContent',
       'sb.v1.messaging.eraseContents',
       'sb.v1.quota.authenticate',
       'sb.v1.quota.reserveSession',

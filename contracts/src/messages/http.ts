@@ -70,12 +70,23 @@ const target = {
   to: Phone.meta({ description: 'The recipient\'s phone number: country code and number, digits only.', example: '15551234567' }),
 };
 
+/** How the message goes out, for every kind of send. */
+const delivery = {
+  typing: z
+    .boolean()
+    .optional()
+    .meta({
+      description: 'Show the recipient "typing…" before the message (presence `composing`, then `paused`): about 1–3 s, by its length, within the send deadline. Default false.',
+      example: true,
+    }),
+};
+
 // ---- requests ------------------------------------------------------------------------------
 
 /** POST /v1/messages/text */
 export const SendTextBody = z
   .object({
-    ...target,
+    ...target, ...delivery,
     text: MessageText,
     quotedMessageId: MessageId.optional().meta({ description: 'Makes this a reply to a message sent through the same session.', example: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K' }),
   })
@@ -103,7 +114,7 @@ function checkMediaFields(value: unknown, ctx: z.RefinementCtx): void {
 export function mediaSendBody<M extends z.ZodType>(media: M) {
   return z
     .object({
-      ...target,
+      ...target, ...delivery,
       mediaType: MediaType.meta({ description: 'What the media is; the bytes must match it.', example: 'image' }),
       media,
       caption: Caption.optional(),
@@ -120,7 +131,7 @@ export type SendMediaBody = z.infer<typeof SendMediaBody>;
 /** POST /v1/messages/location */
 export const SendLocationBody = z
   .object({
-    ...target,
+    ...target, ...delivery,
     latitude: Latitude,
     longitude: Longitude,
     name: LocationName.optional(),
@@ -131,7 +142,7 @@ export type SendLocationBody = z.infer<typeof SendLocationBody>;
 
 /** POST /v1/messages/buttons */
 export const SendButtonsBody = z
-  .object({ ...target, text: MessageText, buttons: Buttons, footer: Footer.optional() })
+  .object({ ...target, ...delivery, text: MessageText, buttons: Buttons, footer: Footer.optional() })
   .strict();
 export type SendButtonsBody = z.infer<typeof SendButtonsBody>;
 
@@ -173,7 +184,7 @@ export const PollOptions = z
 /** POST /v1/messages/poll: the recommended alternative to buttons (a poll renders on every WhatsApp client). */
 export const SendPollBody = z
   .object({
-    ...target,
+    ...target, ...delivery,
     question: PollQuestion,
     options: PollOptions,
     multipleAnswers: z

@@ -131,3 +131,17 @@ describe('valid edges are accepted', () => {
     expect(schema.safeParse(body).error?.issues ?? []).toEqual([]);
   });
 });
+
+describe('"typing" on every kind of send', () => {
+  const bodies: [string, z.ZodType, Record<string, unknown>][] = [
+    ['text', SendTextBody, text], ['media', SendMediaBody, media], ['location', SendLocationBody, location],
+    ['buttons', SendButtonsBody, buttons], ['poll', SendPollBody, poll],
+  ];
+
+  it.each(bodies)('%s takes typing true or false, and nothing else', (_kind, schema, body) => {
+    expect(paths(schema, { ...body, typing: true })).toEqual([]);
+    expect(paths(schema, { ...body, typing: false })).toEqual([]);
+    expect(paths(schema, { ...body, typing: 'yes' })).toEqual(['typing']);
+    expect(paths(schema, { ...body, typing: 1 })).toEqual(['typing']);
+  });
+});

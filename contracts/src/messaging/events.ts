@@ -22,6 +22,8 @@ const acceptedFacts = {
   to: Phone,
   content: MessageContent,
   quotedMessageId: MessageId.nullable(),
+  /** The client asked to show "typing…" before the message (absent: no). */
+  typing: z.literal(true).optional(),
   usageDay: UtcDay,
   acceptedAt: IsoTimestamp,
 };

@@ -1,6 +1,7 @@
 import { defineSubject } from '../bus/subject.js';
 import { z } from 'zod';
-import { AccountId } from '../common/ids.js';
+import { AccountId, SessionId } from '../common/ids.js';
+import { DeliverMessageCommand } from '../sessions/commands.js';
 import { ListMessagesQuery, ListMessagesResult, MessageLookupView } from '../messages/history-http.js';
 import { Sha256Hex } from '../messages/content.js';
 import { RecordInboundCommand, RecordInboundReply } from './inbound.js';
@@ -26,6 +27,18 @@ export type HistoryRequest = z.infer<typeof HistoryRequest>;
 export const MessageMediaRef = z.object({ sha256: Sha256Hex, mimetype: z.string().min(1).max(255), size: z.number().int().min(0) });
 export type MessageMediaRef = z.infer<typeof MessageMediaRef>;
 
+/** sb.v1.messaging.sentContent: a message this session sent, by the id it carries on the network. */
+export const SentContentRequest = z.object({ accountId: AccountId, sessionId: SessionId, networkMessageId: z.string().min(1).max(256) });
+export type SentContentRequest = z.infer<typeof SentContentRequest>;
+
+/**
+ * Its reply: the message as sessions delivered it (media by blob reference), for sessions to send
+ * it again under the same network id when a contact's phone asks (a retry receipt); null when no
+ * such message reached the network, or its content was erased (it must not go out again).
+ */
+export const SentContentReply = z.object({ message: DeliverMessageCommand.nullable() });
+export type SentContentReply = z.infer<typeof SentContentReply>;
+
 /**
  * Request/reply subjects of the messaging service (queue group `sb.v1.messaging`).
  * A send replies within SWITCHBOARD_SEND_DEADLINE_MS with status `sent`, or `pending` past it;
@@ -42,6 +55,7 @@ export const MessagingSubjects = {
   history: defineSubject('sb.v1.messaging.history', HistoryRequest, ListMessagesResult),
   media: defineSubject('sb.v1.messaging.media', MessageRef, MessageMediaRef),
   recordReceipt: defineSubject('sb.v1.messaging.recordReceipt', RecordReceiptCommand, RecordReceiptReply),
+  sentContent: defineSubject('sb.v1.messaging.sentContent', SentContentRequest, SentContentReply),
   /** Crypto-shredding (issue 16): deletes the account's media blobs and destroys its data keys; idempotent. */
   eraseContents: defineSubject('sb.v1.messaging.eraseContents', z.object({ accountId: AccountId }), EraseContentsReply),
 } as const;

@@ -93,6 +93,8 @@ export const DeliverMessageCommand = z
     content: MessageContent,
     media: MediaBytesRef.optional(),
     quoted: QuotedRef.nullable().optional(),
+    /** Show the recipient "typing…" (presence `composing`, then `paused`) before the message. */
+    typing: z.literal(true).optional(),
   })
   .refine((c) => (c.content.type === 'media') === (c.media !== undefined), {
     path: ['media'],
@@ -109,13 +111,33 @@ const NEVER_SENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'MEDIA_UNREACHABLE', 'MEDIA_TOO_LARGE', 'MEDIA_TYPE_MISMATCH', 'VALIDATION_ERROR',
 ]);
 
-/** `details` of a CHAT_NETWORK_ERROR from sb.v1.sessions.send that says whether the network got the message. */
-export const DeliveryFailureDetails = z.object({ reachedNetwork: z.boolean() });
+/**
+ * `details` of a CHAT_NETWORK_ERROR from sb.v1.sessions.send that says whether the network got the
+ * message; `queued`: not yet, it waits its turn under the session's send pacing and goes out later.
+ */
+export const DeliveryFailureDetails = z.object({ reachedNetwork: z.boolean(), queued: z.literal(true).optional() });
 export type DeliveryFailureDetails = z.infer<typeof DeliveryFailureDetails>;
 
 /** The CHAT_NETWORK_ERROR of a send that was not written to the network (a socket being restored). */
 export function notSentError(message: string): ApiError {
   return new ApiError('CHAT_NETWORK_ERROR', message, { reachedNetwork: false } satisfies DeliveryFailureDetails);
+}
+
+/**
+ * The answer of sb.v1.sessions.send for a message still waiting its turn under the session's send
+ * pacing when the send deadline is up: nothing was written yet, and sessions still sends it. The
+ * caller asks again with the same messageId (it joins the waiting send, never a second one).
+ */
+export function queuedError(): ApiError {
+  const message = "The message waits its turn under the session's send pacing; ask again with the same messageId.";
+  return new ApiError('CHAT_NETWORK_ERROR', message, { reachedNetwork: false, queued: true } satisfies DeliveryFailureDetails);
+}
+
+/** Whether a failed sb.v1.sessions.send is a message still queued by pacing (see `queuedError`). */
+export function isQueued(error: Pick<ApiError, 'code' | 'details'>): boolean {
+  if (error.code !== 'CHAT_NETWORK_ERROR') return false;
+  const details = DeliveryFailureDetails.safeParse(error.details);
+  return details.success && details.data.queued === true;
 }
 
 /**

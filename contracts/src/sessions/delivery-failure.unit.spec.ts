@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../errors/api-error.js';
-import { notSentError, reachedNetwork } from './commands.js';
+import { isQueued, notSentError, queuedError, reachedNetwork } from './commands.js';
 
 describe('reachedNetwork: did a failed sessions.send reach the chat network', () => {
   it('says no for refusals before the network and for a send that was not written', () => {
@@ -17,5 +17,15 @@ describe('reachedNetwork: did a failed sessions.send reach the chat network', ()
     expect(reachedNetwork(new ApiError('CHAT_NETWORK_ERROR', undefined, { reachedNetwork: 'no' }))).toBeUndefined();
     expect(reachedNetwork(new ApiError('UPSTREAM_TIMEOUT'))).toBeUndefined();
     expect(reachedNetwork(new ApiError('INTERNAL_ERROR'))).toBeUndefined();
+  });
+});
+
+describe('isQueued: a send still waiting its turn under pacing', () => {
+  it('is a send that did not reach the network yet, told apart from other failures', () => {
+    expect(isQueued(queuedError())).toBe(true);
+    expect(reachedNetwork(queuedError())).toBe(false);
+    expect(isQueued(notSentError('reconnecting'))).toBe(false);
+    expect(isQueued(new ApiError('CHAT_NETWORK_ERROR', undefined, { reachedNetwork: false, queued: 'yes' }))).toBe(false);
+    expect(isQueued(new ApiError('SESSION_NOT_CONNECTED', undefined, { reachedNetwork: false, queued: true }))).toBe(false);
   });
 });

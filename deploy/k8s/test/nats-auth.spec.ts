@@ -153,7 +153,7 @@ describe('NATS users and permissions (base/nats.conf)', () => {
 
   it('keeps each JetStream bucket and stream to the services whose code opens it', () => {
     const { kvBuckets, messagingBuckets, objectStore, outbox, blobUsers } = jetStreamInCode();
-    expect(kvBuckets.sort()).toEqual(['sb_chat_credentials', 'sb_sessions_owners', 'sb_sessions_replicas', 'sb_sessions_sent']);
+    expect(kvBuckets.sort()).toEqual(['sb_chat_credentials', 'sb_sessions_contacts', 'sb_sessions_owners', 'sb_sessions_replicas', 'sb_sessions_sent']);
     // The accounts' data keys (issue 16): messaging's own bucket, a destroyed key erased in place.
     expect(messagingBuckets).toEqual(['sb_messaging_data_keys']);
     for (const bucket of messagingBuckets) {

@@ -36,6 +36,10 @@ const SecretKey = z.string().refine((value) => {
     return false;
   }
 }, 'expected 32 bytes as 64 hex characters or base64 (make one with: openssl rand -hex 32)');
+/** Milliseconds for every plan and/or per plan: `1000`, `free=3000,basic=2000`, `1000,enterprise=0`. */
+const PerPlanMs = z
+  .string()
+  .regex(/^\s*(?:(?:free|basic|premium|enterprise)=)?\d{1,9}\s*(?:,\s*(?:(?:free|basic|premium|enterprise)=)?\d{1,9}\s*)*$/, 'expected whole milliseconds, or comma-separated <plan>=<ms> items (e.g. 1000,enterprise=0)');
 const OperatorApiKey = z.string().refine((value) => ApiKeySecret.safeParse(value).success, 'expected 16 to 512 printable ASCII characters, no spaces (e.g. sbk_ and openssl rand -hex 24)');
 
 /** The operating interface of `spec/operations.md`: every `SWITCHBOARD_*` variable, parsed once. */
@@ -57,6 +61,9 @@ const ConfigSchema = z.object({
   SWITCHBOARD_ADMIN_API_KEY: variable(OperatorApiKey.optional()),
   SWITCHBOARD_DEFAULT_PLAN: variable(oneOf(Plan.options as readonly Plan[] as readonly [Plan, ...Plan[]]).default('enterprise')),
   SWITCHBOARD_SEND_DEADLINE_MS: variable(z.string().regex(/^[1-9]\d*$/, 'expected whole milliseconds (at least 1)').transform(Number).default(10_000)),
+  // Safe pacing per session (kept as written; sessions reads it per plan): `<ms>` or `<plan>=<ms>` items, 0 = off.
+  SWITCHBOARD_PACING_GAP_MS: variable(PerPlanMs.default('1000')),
+  SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS: variable(PerPlanMs.default('5000')),
   SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: variable(Flag.default('false')),
   SWITCHBOARD_METRICS_PORT: variable(Port.optional()),
   SWITCHBOARD_SESSIONS_MAX_PER_REPLICA: variable(z.string().regex(/^[1-9]\d*$/, 'expected a whole number of sessions (at least 1)').transform(Number).optional()),
@@ -98,6 +105,10 @@ export interface SwitchboardConfig {
   adminApiKey: string | undefined;
   defaultPlan: Plan;
   sendDeadlineMs: number;
+  /** Least gap between a session's messages to different recipients, as configured (`<ms>` or `<plan>=<ms>` items; 0 = off). */
+  pacingGapMs: string;
+  /** Least gap between a session's first messages to new contacts, as configured (same form; 0 = off). */
+  pacingNewContactGapMs: string;
   /** Most chat connections one sessions replica holds; undefined = no cap. */
   sessionsMaxPerReplica: number | undefined;
   /**
@@ -170,6 +181,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminApiKey: c.SWITCHBOARD_ADMIN_API_KEY,
     defaultPlan: c.SWITCHBOARD_DEFAULT_PLAN,
     sendDeadlineMs: c.SWITCHBOARD_SEND_DEADLINE_MS,
+    pacingGapMs: c.SWITCHBOARD_PACING_GAP_MS.trim(),
+    pacingNewContactGapMs: c.SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS.trim(),
     sessionsMaxPerReplica: c.SWITCHBOARD_SESSIONS_MAX_PER_REPLICA,
     sessionsResumeConcurrency: c.SWITCHBOARD_SESSIONS_RESUME_CONCURRENCY,
     mediaAllowLoopback: c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === 'true' || c.SWITCHBOARD_MEDIA_ALLOW_LOOPBACK === '1',

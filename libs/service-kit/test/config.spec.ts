@@ -33,6 +33,8 @@ describe('loadConfig', () => {
     [{ SWITCHBOARD_CHAT_NETWORK: 'telegram' }, 'SWITCHBOARD_CHAT_NETWORK: expected "whatsapp" or "emulator", got "telegram"'],
     [{ SWITCHBOARD_DEFAULT_PLAN: 'gold' }, 'SWITCHBOARD_DEFAULT_PLAN: expected "free", "basic", "premium" or "enterprise", got "gold"'],
     [{ SWITCHBOARD_SEND_DEADLINE_MS: '0' }, 'SWITCHBOARD_SEND_DEADLINE_MS: expected whole milliseconds (at least 1), got "0"'],
+    [{ SWITCHBOARD_PACING_GAP_MS: 'gold=100' }, 'SWITCHBOARD_PACING_GAP_MS: expected whole milliseconds, or comma-separated <plan>=<ms> items (e.g. 1000,enterprise=0), got "gold=100"'],
+    [{ SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS: '-5' }, 'SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS: expected whole milliseconds, or comma-separated <plan>=<ms> items (e.g. 1000,enterprise=0), got "-5"'],
     [{ SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: 'yes' }, 'SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: expected "true", "false", "1" or "0", got "yes"'],
     [{ SWITCHBOARD_NATS_URL: 'http://127.0.0.1:4222' }, 'SWITCHBOARD_NATS_URL: expected NATS server URLs, comma-separated (nats://host:4222), got "http://127.0.0.1:4222"'],
     [{ SWITCHBOARD_EVENTSTORE_URL: 'mysql://db' }, 'SWITCHBOARD_EVENTSTORE_URL: expected a postgres://, postgresql://, kurrentdb://, kurrent://, kdb:// or esdb:// connection string, got "mysql://db"'],
@@ -52,6 +54,14 @@ describe('loadConfig', () => {
       SWITCHBOARD_EVENTSTORE_URL: 'kurrentdb+discover://node1:2113',
     });
     expect(config.natsUrl).toBe('nats://a:4222, tls://b:4222,c:4222');
+  });
+
+  it('reads send pacing as written, per plan or for all (sessions applies it per plan), 1000 and 5000 ms by default', () => {
+    expect(loadConfig({})).toMatchObject({ pacingGapMs: '1000', pacingNewContactGapMs: '5000' });
+    expect(loadConfig({ SWITCHBOARD_PACING_GAP_MS: ' 1000, enterprise=0 ', SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS: '0' })).toMatchObject({
+      pacingGapMs: '1000, enterprise=0',
+      pacingNewContactGapMs: '0',
+    });
   });
 
   it('names every bad variable at once, a line each', () => {

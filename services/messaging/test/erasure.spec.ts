@@ -71,6 +71,11 @@ describe('erasing an account\'s message contents', () => {
     expect(before.find((e) => e.stream === `message-${text.messageId}` && e.revision === 0n)).toMatchObject({ type: 'MessageAccepted', metadata: { schemaVersion: 3 } });
     const shown = await history();
     expect(shown.find((m) => m.messageId === text.messageId)).toMatchObject({ text: 'Your parcel code is 7731' });
+    // What sessions sends again when the contact's phone asks for it (a retry receipt), by network id.
+    const { networkMessageId } = before.find((e) => e.stream === `message-${text.messageId}` && e.type === 'MessageSent')!.data as { networkMessageId: string };
+    const resend = { accountId, sessionId, networkMessageId };
+    expect((await cluster.call(MessagingSubjects.sentContent, resend)).message).toMatchObject({ messageId: text.messageId, to: contact, content: { type: 'text', text: 'Your parcel code is 7731' } });
+    expect(await cluster.call(MessagingSubjects.sentContent, { ...resend, sessionId: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R' })).toEqual({ message: null });
     expect(shown.find((m) => m.messageId === place.messageId)).toMatchObject({ location: { name: 'Pickup point Zuid', address: '5 Kade' } });
     const blobs = await openBlobStore({ dataDir: cluster.dataDir, natsUrl: cluster.nats.url });
     try {
@@ -98,6 +103,8 @@ describe('erasing an account\'s message contents', () => {
       expect(items.some((m) => m.media !== undefined || m.location !== undefined)).toBe(false);
       expect(await cluster.call(MessagingSubjects.get, { accountId, messageId: inbound.messageId })).toMatchObject({ direction: 'in', text: '[erased]', erased: true, from: contact });
       await expect(cluster.call(MessagingSubjects.media, { accountId, messageId: image.messageId })).rejects.toMatchObject({ code: 'MEDIA_NOT_FOUND' });
+      // Erased contents are not sent again, whoever asks.
+      expect(await cluster.call(MessagingSubjects.sentContent, resend)).toEqual({ message: null });
       expect(await blobs.get(sha256(PNG_1PX))).toBeNull();
     } finally {
       await blobs.close();

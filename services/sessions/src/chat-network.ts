@@ -5,7 +5,7 @@ import type { SwitchboardConfig } from '@switchboard/service-kit';
 import { createLogger } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
 import { BaileysChatNetwork, KvCredentialsStore, resolveSecretKey, SqliteCredentialsStore } from './chat/index.js';
-import type { BaileysChatNetworkOptions, ChatDriver, ChatNetworkConfig, CredentialsStore } from './chat/index.js';
+import type { BaileysChatNetworkOptions, ChatDriver, ChatNetworkConfig, CredentialsStore, DriverOptions } from './chat/index.js';
 import { connectNats } from './nats-kv.js';
 
 /** Test and embedding overrides of the chat network; production reads everything from config. */
@@ -21,7 +21,7 @@ export interface ChatNetworkOverrides {
 }
 
 export interface OpenedChatNetwork {
-  createDriver(sessionId: string): ChatDriver;
+  createDriver(sessionId: string, options?: DriverOptions): ChatDriver;
   /** Resolves once the session's stored credentials are gone. A failure is logged too: a caller may not wait. */
   wipeCredentials(sessionId: string): Promise<void>;
   /** Closes the credentials store (and the NATS connection it opened); never rejects. */
@@ -59,8 +59,8 @@ export async function openChatNetwork(
       ...(overrides.latestWaWebVersion === undefined ? {} : { latestWaWebVersion: overrides.latestWaWebVersion }),
     });
     return {
-      createDriver: (sessionId) => {
-        const driver = network.createDriver(sessionId);
+      createDriver: (sessionId, driverOptions) => {
+        const driver = network.createDriver(sessionId, driverOptions);
         overrides.onDriver?.(sessionId, driver);
         return driver;
       },

@@ -15,6 +15,7 @@ import { ActivityRecorder } from './connections/activity.js';
 import { ConnectionManager } from './connections/connection-manager.js';
 import { Deliveries } from './connections/deliveries.js';
 import { MediaSource } from './connections/media-source.js';
+import { SentContent } from './connections/sent-content.js';
 import { MessagingForwarder } from './connections/messaging-forwarder.js';
 import { openMessagingOutbox } from './outbox/open-messaging-outbox.js';
 import { NetworkReachability } from './connections/network-reachability.js';
@@ -28,6 +29,10 @@ import { SESSIONS_READ_MODELS } from './projections/read-models.js';
 import { keepWithinRetention } from './sent-log/retention.js';
 import { SENT_LOG_RETENTION_MS } from './sent-log/sent-log.js';
 import { openSentLog } from './sent-log/open-sent-log.js';
+import { openMessagedContacts } from './pacing/kv-messaged-contacts.js';
+import { Pacer } from './pacing/pacer.js';
+import { pacingByPlan } from './pacing/pacing-rules.js';
+import { PlanPacing } from './pacing/plan-pacing.js';
 import { SessionsModule } from './sessions.module.js';
 import { ContactChecks } from './connections/contact-checks.js';
 import { IdempotentCreate } from './idempotency/create.js';
@@ -120,7 +125,14 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   };
   const holdsHere = (sessionId: string) => ownership.ownerOf(sessionId) === 'self';
   const connectedOnRecord = (sessionId: string) => queries.statusOf(sessionId) === 'connected';
-  const registry = new ConnectionRegistry({ ...chat, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000, ended, holdsHere, connectedOnRecord });
+  const sent = new SentContent(bus, media);
+  const sentContent = (accountId: string, sessionId: string, networkMessageId: string) => sent.find(accountId, sessionId, networkMessageId);
+  // Safe pacing: applied here, by the replica holding the session's connection (every send of it passes here).
+  const messagedContacts = await openMessagedContacts(serviceDataDir('sessions', config), nats);
+  const plans = new PlanPacing(pacingByPlan(config.pacingGapMs, config.pacingNewContactGapMs), bus, logger);
+  const pacer = new Pacer({ settingsFor: (accountId) => plans.settingsFor(accountId), contacts: messagedContacts, logger });
+  const heardFrom = (accountId: string, sessionId: string, phone: string) => void pacer.heardFrom(accountId, sessionId, phone).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'contact not recorded for pacing'));
+  const registry = new ConnectionRegistry({ ...chat, sentContent, commands, slots, forwarder, activity, reachability, logger, logoutTimeoutMs: 10_000, ended, holdsHere, connectedOnRecord, heardFrom });
   const removeConnectionsGauge = processMetrics().chatConnections.addSource(() => [[{}, registry.size]]);
   const manager = new ConnectionManager({
     registry, commands, queries, slots, ownership, logger,
@@ -165,7 +177,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   // An account's sessions are deleted where each is held, so the device is logged out by its own connection.
   const deleteWhereHeld = (ref: SessionRef): Promise<DeleteSessionReply> => requests.delete({ subject: SessionsSubjects.delete.subject, data: ref, headers: {}, local: true });
   const accounts = new AccountSessions({ manager: { delete: deleteWhereHeld }, queries, logger, closedAt: quotaClosedAt(bus), online: (id) => registry.get(id)?.online ?? (manager.resumes.has(id) ? false : undefined) });
-  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger), queries, readiness, feed, accounts, new ContactChecks());
+  const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger, { pacer, answerQueuedAfterMs: config.sendDeadlineMs }), queries, readiness, feed, accounts, new ContactChecks());
   const requests = new SessionRequests(api, router);
   const app = await startMicroservice(SessionsModule.forApi(api, requests), { bus, queue: 'sessions' });
   const forwarded = directory ? await router.listen((verb, message) => requests.forwarded(verb, message)) : [];
@@ -193,6 +205,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
       await outbox.close();
       stopRetention();
       await sentLog.close();
+      await messagedContacts.close();
       await media.close();
       await rebuilds.close();
       await runner.stop();

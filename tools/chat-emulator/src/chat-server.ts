@@ -1,4 +1,5 @@
 import type { Connection, ConnectionHandler } from './connection.js';
+import type { ChatStates } from './chat-states.js';
 import { answerIq } from './iq-router.js';
 import type { MessageRouter } from './messages.js';
 import type { Network } from './network.js';
@@ -20,6 +21,7 @@ export class ChatServer implements ConnectionHandler {
     private readonly pairing: PairingService,
     private readonly messages: MessageRouter,
     private readonly mediaHost: () => string,
+    private readonly chatStates?: ChatStates,
   ) {}
 
   async opened(conn: Connection, hello: ClientHello): Promise<void> {
@@ -41,8 +43,10 @@ export class ChatServer implements ConnectionHandler {
       conn.send(answerIq({ network: this.network, self, mediaHost: this.mediaHost(), unlinkSelf }, node));
     } else if (node.tag === 'message') {
       await this.messages.fromClient(self, node, (n) => conn.send(n));
+    } else if (node.tag === 'chatstate') {
+      this.chatStates?.record(self, node);
     }
-    // receipts, acks, presence, ib: nothing to answer
+    // receipts, acks, presence, chat states, ib: nothing to answer
   }
 
   closed(conn: Connection): void {

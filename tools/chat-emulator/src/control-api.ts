@@ -17,6 +17,8 @@ export interface ControlOperations {
   pair(phone: string, code: string): Promise<unknown>;
   setContact(phone: string, settings: ContactSettings): ContactSettings;
   received(phone: string): unknown[];
+  /** The chat states ("typing…") linked devices showed the contact, oldest first. */
+  chatStates(phone: string): unknown[];
   inbound(from: string, spec: InboundSpec): Promise<SentInbound>;
   drop(phone: string): void;
   blackhole(phone: string): void;
@@ -59,9 +61,34 @@ const delay = (body: Body, key: string, fallback: number | null): number | null 
   return value;
 };
 
+const count = (body: Body, key: string): number => {
+  const value = body[key] ?? 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw bad(`${key} must be a non-negative integer`);
+  return value;
+};
+
+const rate = (body: Body, key: string): number => {
+  const value = body[key] ?? 0;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw bad(`${key} must be a number from 0 to 1`);
+  return value;
+};
+
+const addressingOf = (body: Body): ContactSettings['addressing'] => {
+  const value = body.addressing ?? null;
+  if (value !== null && value !== 'lid' && value !== 'pn') throw bad('addressing must be "lid", "pn" or null');
+  return value;
+};
+
 const contactSettings = (body: Body): ContactSettings => {
   if (body.onNetwork !== undefined && typeof body.onNetwork !== 'boolean') throw bad('onNetwork must be a boolean');
-  return { onNetwork: body.onNetwork ?? true, deliverAfterMs: delay(body, 'deliverAfterMs', 100), readAfterMs: delay(body, 'readAfterMs', 1000) };
+  return {
+    onNetwork: body.onNetwork ?? true,
+    deliverAfterMs: delay(body, 'deliverAfterMs', 100),
+    readAfterMs: delay(body, 'readAfterMs', 1000),
+    failDecryptNext: count(body, 'failDecryptNext'),
+    failDecryptRate: rate(body, 'failDecryptRate'),
+    addressing: addressingOf(body),
+  };
 };
 
 const text = (body: Body, key: string): string => {
@@ -82,6 +109,7 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: /^\/pair$/, run: async (ops, _m, b) => [200, await ops.pair(phoneParam(b.phone as string), text(b, 'code'))] },
   { method: 'PUT', pattern: /^\/contacts\/([^/]+)$/, run: async (ops, m, b) => [200, ops.setContact(phoneParam(m[1]), contactSettings(b))] },
   { method: 'GET', pattern: /^\/contacts\/([^/]+)\/messages$/, run: async (ops, m) => [200, ops.received(phoneParam(m[1]))] },
+  { method: 'GET', pattern: /^\/contacts\/([^/]+)\/chatstates$/, run: async (ops, m) => [200, ops.chatStates(phoneParam(m[1]))] },
   {
     method: 'POST',
     pattern: /^\/contacts\/([^/]+)\/messages$/,

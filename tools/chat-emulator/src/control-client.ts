@@ -1,3 +1,4 @@
+import type { SeenChatState } from './chat-states.js';
 import type { DeviceStatus } from './devices.js';
 import type { ContactSettings, ReceivedMessage } from './model.js';
 import type { SentInbound } from './inbound.js';
@@ -30,7 +31,7 @@ export interface EmulatorHealth {
 type Media = { base64: string; caption?: string; filename?: string; mimetype?: string };
 
 /** The body of `POST /contacts/{phone}/messages`: `to`, exactly one kind, and the extras. */
-export type InboundBody = { to: string; quotedMessageId?: string; id?: string; addressing?: 'lid' | 'pn' } & (
+export type InboundBody = { to: string; quotedMessageId?: string; id?: string; addressing?: 'lid' | 'pn'; alternate?: boolean } & (
   | { text: string }
   | { image: Media }
   | { video: Media }
@@ -68,6 +69,11 @@ export class EmulatorControlClient {
   /** What the contact received, as its phone shows it (a poll's secret stays on the phone). */
   messages(phone: string): Promise<Omit<ReceivedMessage, 'pollSecret'>[]> {
     return this.call('GET', `/contacts/${phone}/messages`);
+  }
+
+  /** The chat states ("typing…": `composing`, then `paused`) linked devices showed the contact, oldest first. */
+  chatStates(phone: string): Promise<SeenChatState[]> {
+    return this.call('GET', `/contacts/${phone}/chatstates`);
   }
 
   /** The contact `from` sends `text` to the linked number `to`. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { makeCertChain } from './cert-chain.js';
 import { ChatServer } from './chat-server.js';
+import { ChatStates } from './chat-states.js';
 import { DeviceControl } from './devices.js';
 import { Connection } from './connection.js';
 import { createControlServer } from './control-api.js';
@@ -98,11 +99,12 @@ const pairingSchedule = (overrides: Partial<PairingSchedule> = {}): PairingSched
 const buildNetwork = (options: EmulatorOptions, store: StateStore | undefined, media: MediaHost) => {
   const network = new Network(store, options.minVersion);
   const receipts = new ReceiptScheduler(network);
-  const messages = new MessageRouter(network, receipts, (path) => media.read(path));
+  const messages = new MessageRouter(network, receipts, (path) => media.read(path), options.addressing ?? 'lid');
   const devices = new DeviceControl(network);
   const pairing = new PairingService(network, pairingSchedule(options.pairing), (phone) => devices.unlinkIfLinked(phone));
-  const chat = new ChatServer(network, pairing, messages, () => media.hostname);
-  return { network, receipts, messages, devices, pairing, chat };
+  const chatStates = new ChatStates();
+  const chat = new ChatServer(network, pairing, messages, () => media.hostname, chatStates);
+  return { network, receipts, messages, devices, pairing, chat, chatStates };
 };
 
 /** The WebSocket endpoint (`/ws/chat`) with `GET /trust` beside it on the same HTTP server. */
@@ -154,7 +156,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
 type NetworkParts = ReturnType<typeof buildNetwork>;
 
-const controlOperations = ({ network, devices, pairing, messages }: NetworkParts, media: MediaHost, addressing: Addressing): ControlOperations => ({
+const controlOperations = ({ network, devices, pairing, messages, chatStates }: NetworkParts, media: MediaHost, addressing: Addressing): ControlOperations => ({
   scan: async (qrCode, phone) => {
     const text = readQrCode(qrCode);
     if (!text) throw new EmulatorError(400, 'qr_unreadable', 'no QR code found in the image');
@@ -167,6 +169,7 @@ const controlOperations = ({ network, devices, pairing, messages }: NetworkParts
   },
   // A poll's secret stays on the phone: the control API shows what the contact sees.
   received: (phone) => network.received(phone).map(({ pollSecret: _secret, ...shown }) => shown),
+  chatStates: (phone) => chatStates.of(phone),
   inbound: (from, spec) => sendInbound(network, (blob) => media.host(blob), from, spec, addressing),
   drop: (phone) => devices.drop(phone),
   blackhole: (phone) => devices.blackhole(phone),

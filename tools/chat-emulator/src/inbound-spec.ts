@@ -32,6 +32,8 @@ export type InboundSpec = InboundKind & {
   /** The network message id to use (a redelivery of the same message); minted when absent. */
   id?: string;
   addressing?: Addressing;
+  /** false: the stanza names the sender one way only, without `sender_pn` / `sender_lid` beside it. */
+  alternate?: boolean;
 };
 
 type Body = Record<string, unknown>;
@@ -129,6 +131,7 @@ export const parseInboundSpec = (body: Body, isPhone: (value: unknown) => value 
   const kind = kinds[0]!;
   const content = KIND_PARSERS[kind]!(body[kind], body);
   if (body.addressing !== undefined && body.addressing !== 'lid' && body.addressing !== 'pn') throw bad('addressing must be "lid" or "pn"');
+  if (body.alternate !== undefined && typeof body.alternate !== 'boolean') throw bad('alternate must be a boolean');
   const quotedMessageId = optionalStr(body, 'quotedMessageId');
   const id = optionalStr(body, 'id');
   return {
@@ -137,5 +140,6 @@ export const parseInboundSpec = (body: Body, isPhone: (value: unknown) => value 
     ...(quotedMessageId === undefined ? {} : { quotedMessageId }),
     ...(id === undefined ? {} : { id }),
     ...(body.addressing === undefined ? {} : { addressing: body.addressing }),
+    ...(body.alternate === undefined ? {} : { alternate: body.alternate }),
   };
 };

@@ -27,10 +27,10 @@ const STANZA_TYPE: Record<InboundSpec['kind'], string> = {
  * the number and `sender_lid` the LID. Sources: Baileys 7 `extractAddressingContext`
  * (lib/Utils/decode-wa-message.js) and whatsmeow `parseMessageSource` (message.go).
  */
-export const senderAttrs = (phone: string, lid: string, addressing: Addressing): Record<string, string> =>
+export const senderAttrs = (phone: string, lid: string, addressing: Addressing, alternate = true): Record<string, string> =>
   addressing === 'lid'
-    ? { from: `${lid}@lid`, sender_pn: `${phone}@s.whatsapp.net`, addressing_mode: 'lid' }
-    : { from: `${phone}@s.whatsapp.net`, sender_lid: `${lid}@lid`, addressing_mode: 'pn' };
+    ? { from: `${lid}@lid`, ...(alternate ? { sender_pn: `${phone}@s.whatsapp.net` } : {}), addressing_mode: 'lid' }
+    : { from: `${phone}@s.whatsapp.net`, ...(alternate ? { sender_lid: `${lid}@lid` } : {}), addressing_mode: 'pn' };
 
 /**
  * When each message id was first sent: a redelivery (same `id`) keeps its first timestamp, as the
@@ -66,11 +66,11 @@ export const sendInbound = async (network: Network, upload: MediaUploader, from:
   const device = network.devices.get(spec.to);
   if (!device) throw new EmulatorError(404, 'device_not_linked', `no device is linked to ${spec.to}`);
   if (!network.isOnNetwork(from)) throw new EmulatorError(409, 'contact_not_on_network', `${from} is not on the network`);
-  const addressing = spec.addressing ?? fallback;
+  const addressing = spec.addressing ?? network.contact(from).addressing ?? fallback;
   const peer = network.peer(from);
   const sentByAccount = (id: string) => network.received(from).some((m) => m.id === id && m.from === spec.to);
   const pollOf = (id: string) => receivedPoll(network, from, spec.to, id);
-  const attrs = senderAttrs(from, peer.lid, addressing);
+  const attrs = senderAttrs(from, peer.lid, addressing, spec.alternate ?? true);
   const message = await buildInboundMessage(spec, { accountJid: accountJid(device, addressing), contactJid: attrs.from!, sentByAccount, pollOf }, upload);
   const address = `${device.lid}:${device.deviceId}@lid`;
   if (!(await peer.hasSession(address))) {

@@ -3,6 +3,7 @@ export type { EmulatorOptions, RunningEmulator } from './emulator.js';
 export { ChatNetworkGate } from './chat-network-gate.js';
 export { EmulatorControlClient, EmulatorControlError } from './control-client.js';
 export type { InboundBody } from './control-client.js';
+export type { SeenChatState } from './chat-states.js';
 export type { DeviceStatus } from './devices.js';
 export type { SentInbound } from './inbound.js';
 export type { Addressing } from './inbound-spec.js';

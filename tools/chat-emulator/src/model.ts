@@ -16,14 +16,25 @@ export interface LinkedDevice {
   linkedAt: string;
 }
 
+import type { Addressing } from './inbound-spec.js';
+
 /** How a recipient behaves: `null` delay = never. */
 export interface ContactSettings {
   onNetwork: boolean;
   deliverAfterMs: number | null;
   readAfterMs: number | null;
+  /** The phone fails to decrypt this many of the next message copies it gets (counts down), and asks for each again. */
+  failDecryptNext: number;
+  /** Beyond those, the share (0 to 1) of copies it fails to decrypt. */
+  failDecryptRate: number;
+  /**
+   * How the network names this contact in its messages and receipts; null = the emulator's mode.
+   * Changed from `pn` to `lid` mid-conversation, it is an account WhatsApp moved to LIDs.
+   */
+  addressing: Addressing | null;
 }
 
-export const DEFAULT_CONTACT: ContactSettings = { onNetwork: true, deliverAfterMs: 100, readAfterMs: 1000 };
+export const DEFAULT_CONTACT: ContactSettings = { onNetwork: true, deliverAfterMs: 100, readAfterMs: 1000, failDecryptNext: 0, failDecryptRate: 0, addressing: null };
 
 export type ReceivedType = 'text' | 'image' | 'video' | 'document' | 'audio' | 'location' | 'buttons' | 'poll';
 

@@ -74,8 +74,22 @@ export class Network {
     return peer;
   }
 
+  /** Settings stored before a field existed read as its default. */
   contact(pn: string): ContactSettings {
-    return this.contacts.get(pn) ?? DEFAULT_CONTACT;
+    return { ...DEFAULT_CONTACT, ...this.contacts.get(pn) };
+  }
+
+  /**
+   * Whether the contact's phone fails to decrypt the copy it is getting now: one of its next
+   * `failDecryptNext` (counted down and kept), else at its `failDecryptRate`.
+   */
+  failsToDecrypt(pn: string): boolean {
+    const settings = this.contact(pn);
+    if (settings.failDecryptNext > 0) {
+      this.setContact(pn, { ...settings, failDecryptNext: settings.failDecryptNext - 1 });
+      return true;
+    }
+    return settings.failDecryptRate > 0 && Math.random() < settings.failDecryptRate;
   }
 
   setContact(pn: string, settings: ContactSettings): void {

@@ -13,16 +13,26 @@ export class ReceiptScheduler {
 
   constructor(private readonly network: Network) {}
 
-  schedule(accountPhone: string, chatJid: string, messageId: string, settings: ContactSettings): void {
+  /** `chatJid` names the contact as the network does when each receipt goes out (it may move to its LID meanwhile). */
+  schedule(accountPhone: string, chatJid: () => string, messageId: string, settings: ContactSettings): void {
     const { deliverAfterMs, readAfterMs } = settings;
     if (deliverAfterMs === null) return;
     // The read timer starts from the delivery: two independent timers can fire out of order when
     // the event loop runs late (Node drains all due timers of one duration before the next).
     this.later(deliverAfterMs, () => {
-      this.network.deliver(accountPhone, receipt(chatJid, messageId));
+      this.network.deliver(accountPhone, receipt(chatJid(), messageId));
       if (readAfterMs === null) return;
-      this.later(Math.max(0, readAfterMs - deliverAfterMs), () => this.network.deliver(accountPhone, receipt(chatJid, messageId, 'read')));
+      this.later(Math.max(0, readAfterMs - deliverAfterMs), () => this.network.deliver(accountPhone, receipt(chatJid(), messageId, 'read')));
     });
+  }
+
+  /**
+   * A retry receipt goes out when the delivery receipt would have: the moment the phone got the
+   * copy it could not decrypt (never, for a phone that never gets messages).
+   */
+  scheduleRetry(accountPhone: string, retryReceipt: Node, settings: ContactSettings): void {
+    if (settings.deliverAfterMs === null) return;
+    this.later(settings.deliverAfterMs, () => this.network.deliver(accountPhone, retryReceipt));
   }
 
   stop(): void {

@@ -112,6 +112,18 @@ export class SignalPeer {
     };
   }
 
+  /**
+   * What a retry receipt carries of this phone: its registration id and, when asked, its keys
+   * (`<keys>`: type, identity, a fresh one-time pre-key and the signed pre-key, as in a bundle) for
+   * the sender to start a new session from. Baileys `sendRetryRequest`, whatsmeow `sendRetryReceipt`.
+   */
+  retryNodes(withKeys: boolean): Node[] {
+    const bundle = this.bundleNode('').content as Node[];
+    const [registration, ...keys] = bundle;
+    if (!registration) return [];
+    return withKeys ? [registration, { tag: 'keys', attrs: {}, content: keys }] : [registration];
+  }
+
   private expiredPreKeys(): Record<number, null> {
     const expired: Record<number, null> = {};
     const cutoff = Date.now() - PRE_KEY_TTL_MS;

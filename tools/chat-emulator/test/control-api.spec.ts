@@ -56,8 +56,12 @@ describe('the control API', () => {
 
   it('stores contact behaviour, with defaults for what is left out', async () => {
     const response = await call('PUT', '/contacts/15551234567', '{"onNetwork":false,"readAfterMs":null}');
-    expect(await response.json()).toEqual({ onNetwork: false, deliverAfterMs: 100, readAfterMs: null });
+    expect(await response.json()).toEqual({ onNetwork: false, deliverAfterMs: 100, readAfterMs: null, failDecryptNext: 0, failDecryptRate: 0, addressing: null });
     expect(await (await call('GET', '/contacts/15551234567/messages')).json()).toEqual([]);
+    const failing = await call('PUT', '/contacts/15551234567', '{"failDecryptNext":2,"failDecryptRate":0.25}');
+    expect(await failing.json()).toMatchObject({ failDecryptNext: 2, failDecryptRate: 0.25 });
+    expect((await call('PUT', '/contacts/15551234567', '{"failDecryptNext":-1}')).status).toBe(400);
+    expect((await call('PUT', '/contacts/15551234567', '{"failDecryptRate":1.5}')).status).toBe(400);
   });
 
   it('answers 404 for unknown routes and devices, 405 for wrong methods', async () => {

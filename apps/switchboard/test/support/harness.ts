@@ -113,6 +113,10 @@ function baseEnv(dataDir: string, options: HarnessOptions) {
     SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: 'true',
     // Webhook receivers of the tests listen on 127.0.0.1.
     SWITCHBOARD_WEBHOOK_ALLOW_LOOPBACK: 'true',
+    // Send pacing off: the suites send bursts to fresh contacts and time their answers; pacing has
+    // its own end-to-end test (pacing.e2e.spec.ts), which sets these.
+    SWITCHBOARD_PACING_GAP_MS: '0',
+    SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS: '0',
     LOG_LEVEL: 'warn',
     ...options.env,
   };

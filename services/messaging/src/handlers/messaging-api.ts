@@ -14,6 +14,8 @@ import type {
   RecordInboundReply,
   RecordReceiptCommand,
   RecordReceiptReply,
+  SentContentReply,
+  SentContentRequest,
 } from '@switchboard/contracts';
 import type { ContentEraser } from '../erasure/erase-contents.js';
 import { recordInbound } from '../inbound/record-inbound.js';
@@ -23,6 +25,7 @@ import { messageStatusView, statusFactsOf } from '../message/status-view.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import { recordReceipt } from '../receipts/record-receipt.js';
 import type { SendCall, SendPipeline, SendReply } from '../send/send-message.js';
+import { sentContent } from '../send/sent-content.js';
 import type { SendRequest } from '../send/prepare.js';
 
 /** Everything the messaging service answers on the bus, without the bus (tests, embedded tools). */
@@ -91,6 +94,11 @@ export class MessagingApi {
 
   recordReceipt(command: RecordReceiptCommand): Promise<RecordReceiptReply> {
     return recordReceipt(command, { messages: this.messages, statuses: this.statuses });
+  }
+
+  /** `sb.v1.messaging.sentContent`: a sent message by its network id, for a resend the recipient asked for. */
+  sentContent(request: SentContentRequest): Promise<SentContentReply> {
+    return sentContent(request, { messages: this.messages, statuses: this.statuses });
   }
 
   /** `sb.v1.messaging.feed`: public events of message facts after a position (events service). */

@@ -70,6 +70,11 @@ export class MessagingController {
     return this.api.recordReceipt(parseRequest(S.recordReceipt, ctx.getMessage()));
   }
 
+  @MessagePattern(S.sentContent.subject)
+  sentContent(@Ctx() ctx: BusContext) {
+    return this.api.sentContent(parseRequest(S.sentContent, ctx.getMessage()));
+  }
+
   @MessagePattern(FeedSubjects.messaging.subject)
   feed(@Ctx() ctx: BusContext) {
     return this.api.feed(parseRequest(FeedSubjects.messaging, ctx.getMessage()));

@@ -10,6 +10,8 @@ export type MessageCommand =
       to: string;
       content: MessageContent;
       quotedMessageId: string | null;
+      /** Show "typing…" before the message. */
+      typing?: boolean;
       idempotencyKeyHash: string | null;
       usageDay: string;
       now: Date;

@@ -38,7 +38,7 @@ function accept(c: Command<'AcceptMessage'>, state: Message): MessageEvent[] {
   return [{
     type: 'MessageAccepted',
     version: 2,
-    data: { messageId, accountId, sessionId, to, content, quotedMessageId, idempotencyKeyHash, usageDay, acceptedAt: c.now.toISOString() },
+    data: { messageId, accountId, sessionId, to, content, quotedMessageId, ...(c.typing ? { typing: true as const } : {}), idempotencyKeyHash, usageDay, acceptedAt: c.now.toISOString() },
   }];
 }
 

@@ -47,6 +47,12 @@ describe('accepting', () => {
   it('accepts the same message id only once', () => given([accepted]).when(acceptCommand).then([]));
   it('starts pending with no delivery or read time', () =>
     given([]).when(acceptCommand).thenState({ status: 'pending', messageId: ID, acceptedAt: T0 }));
+  it('records a request to show "typing…" first, and keeps it for the delivery (also after a restart)', () => {
+    const typed = { ...accepted, data: { ...accepted.data, typing: true } } as MessageEvent;
+    given([]).when({ ...acceptCommand, typing: true }).then([typed]);
+    given([typed]).when(markSent).thenState({ status: 'sent', typing: true });
+    given([]).when({ ...acceptCommand, typing: false }).then([accepted]);
+  });
 });
 
 describe('sending', () => {

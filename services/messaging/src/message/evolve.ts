@@ -14,6 +14,7 @@ export function evolve(state: Message, event: MessageFact): Message {
         to: d.to,
         content: d.content,
         quotedMessageId: d.quotedMessageId,
+        ...(d.typing ? { typing: true as const } : {}),
         idempotencyKeyHash: d.idempotencyKeyHash,
         usageDay: d.usageDay,
         acceptedAt: d.acceptedAt,

@@ -10,6 +10,8 @@ export interface AcceptedMessage {
   /** In plain text while the account's data key exists; erased once it is destroyed. */
   content: OpenedMessageContent;
   quotedMessageId: string | null;
+  /** Show "typing…" before the message (absent: no). */
+  typing?: true;
   /** SHA-256 of the request's Idempotency-Key, if it had one. */
   idempotencyKeyHash: string | null;
   /** The daily counter the message's unit was taken from (a refund goes back there). */

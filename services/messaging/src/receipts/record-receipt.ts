@@ -50,7 +50,10 @@ function observeDeliveryLatency(state: Message, receipt: RecordReceiptCommand['r
  * ago is matched within milliseconds, while one for a message we never sent (the phone's own)
  * costs a handful of lookups, not a hundred.
  */
-async function matchNetworkId(command: RecordReceiptCommand, o: ReceiptOptions): Promise<string | null> {
+export async function matchNetworkId(
+  command: Pick<RecordReceiptCommand, 'accountId' | 'sessionId' | 'networkMessageId'>,
+  o: Pick<ReceiptOptions, 'statuses' | 'matchWithinMs'>,
+): Promise<string | null> {
   const giveUpAt = Date.now() + (o.matchWithinMs ?? 5_000);
   for (let pause = 25; ; pause = Math.min(pause * 2, 1_000)) {
     const found = o.statuses.messageIdOfNetworkId(command.accountId, command.sessionId, command.networkMessageId);

@@ -1,4 +1,4 @@
-import { ApiError, QuotaSubjects, SessionsSubjects, eventRef, messageStream, reachedNetwork } from '@switchboard/contracts';
+import { ApiError, QuotaSubjects, SessionsSubjects, eventRef, isQueued, messageStream, reachedNetwork } from '@switchboard/contracts';
 import type { DeliverMessageCommand, MessageContent, QuotedRef } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import type { Logger } from '@switchboard/telemetry';
@@ -102,7 +102,7 @@ export class Delivery {
     const delays = this.options.retryDelaysMs ?? [500, 2_000];
     let mayHaveSent = false;
     let last = new ApiError('SERVICE_UNAVAILABLE');
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; ; ) {
       let failure: ServiceCallError;
       try {
         const reply = await callService(this.options.bus, SessionsSubjects.send, command, {
@@ -118,12 +118,15 @@ export class Delivery {
         else if (error instanceof ContractViolationError || (error instanceof Error && error.name === 'RemoteError')) failure = new ServiceCallError('unknown', 'INTERNAL_ERROR');
         else throw error;
       }
+      // Still waiting its turn under the session's send pacing: sessions sends it when it comes; ask
+      // again (joining that send), without using up a retry. The client had its 202 at the deadline.
+      if (failure.outcome === 'refused' && isQueued(failure)) continue;
       if (failure.outcome === 'refused' && !isTransient(failure)) return this.fail(state, failure, isRefundable(failure), correlationId);
       mayHaveSent ||= failure.outcome === 'unknown';
       last = failure;
-      const delay = delays[attempt];
+      const delay = delays[attempt++];
       if (delay === undefined) break;
-      this.options.logger.warn({ messageId: state.messageId, code: failure.code, attempt: attempt + 1 }, 'delivery attempt failed; retrying with the same message id');
+      this.options.logger.warn({ messageId: state.messageId, code: failure.code, attempt }, 'delivery attempt failed; retrying with the same message id');
       await sleep(delay);
     }
     // It may have reached the network (502, unit kept), or certainly did not (refunded).
@@ -166,8 +169,8 @@ export function outcomeOf(state: AcceptedState): DeliveryOutcome {
  */
 export const INLINE_MEDIA_MAX_BYTES = 512 * 1024;
 
-function deliverCommand(state: AcceptedState & { content: MessageContent }, quoted: QuotedRef | null, bytes?: Uint8Array): DeliverMessageCommand {
-  const base = { accountId: state.accountId, sessionId: state.sessionId, messageId: state.messageId, to: state.to, content: state.content, quoted };
+export function deliverCommand(state: AcceptedState & { content: MessageContent }, quoted: QuotedRef | null, bytes?: Uint8Array): DeliverMessageCommand {
+  const base = { accountId: state.accountId, sessionId: state.sessionId, messageId: state.messageId, to: state.to, content: state.content, quoted, ...(state.typing ? { typing: true as const } : {}) };
   if (state.content.type !== 'media') return base;
   if (bytes !== undefined && bytes.length <= INLINE_MEDIA_MAX_BYTES) return { ...base, media: { kind: 'inline', base64: Buffer.from(bytes).toString('base64') } };
   // The bytes wait in the blob store under their sha256 (put before the message was accepted).

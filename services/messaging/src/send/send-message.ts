@@ -89,7 +89,7 @@ export class SendPipeline {
     const answerBy = Date.now() + this.o.sendDeadlineMs;
     const usage = await this.reserve(accountId, messageId, correlationId);
     const accepted = await this.o.messages.execute(messageId, accountId, {
-      type: 'AcceptMessage', messageId, accountId, sessionId, to, content, quotedMessageId,
+      type: 'AcceptMessage', messageId, accountId, sessionId, to, content, quotedMessageId, typing: request.body.typing === true,
       idempotencyKeyHash: call.idempotency?.keyHash ?? null, usageDay: usage.day,
     }, correlationId);
     return this.answer(accepted.state as AcceptedState, usage, { correlationId, mediaBytes, answerBy });

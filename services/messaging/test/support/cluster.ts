@@ -87,6 +87,9 @@ export class Cluster {
       SWITCHBOARD_SECRET_KEY: this.secretKey,
       SWITCHBOARD_SEND_DEADLINE_MS: String(this.options.sendDeadlineMs ?? 10_000),
       SWITCHBOARD_MEDIA_ALLOW_LOOPBACK: 'true',
+      // Send pacing off: these tests send bursts to many contacts and time them (pacing has its own tests in sessions).
+      SWITCHBOARD_PACING_GAP_MS: '0',
+      SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS: '0',
     };
   }
 

@@ -179,6 +179,27 @@ export interface ChatDriverEventMap {
   inbound: [InboundEvent];
 }
 
+/** One outgoing message's content, as this driver's sends take it. */
+export type OutgoingContent =
+  | { type: 'text'; text: string; quotedId?: string }
+  | { type: 'media'; media: MediaContent }
+  | { type: 'location'; location: LocationContent }
+  | { type: 'buttons'; buttons: ButtonsContent }
+  | { type: 'poll'; poll: PollContent };
+
+/**
+ * Our durable record of what a session sent, by network id: what a recipient's phone that could
+ * not decrypt a message asks for again (a retry receipt), also after a restart. Undefined when the
+ * message is unknown, or its content was erased: it must not go out again.
+ */
+export type SentContentSource = (networkMessageId: string) => Promise<OutgoingContent | undefined>;
+
+/** What a driver is made with besides its session id. */
+export interface DriverOptions {
+  /** Where resends come from; without it, only the driver's last few sends can be sent again. */
+  sentContent?: SentContentSource;
+}
+
 /**
  * One linked device on the chat network, that is one session's connection. Sends resolve once
  * the network acknowledged the message; receipts and inbound messages arrive as events.
@@ -192,6 +213,11 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
   sendButtons(to: PhoneNumber, buttons: ButtonsContent, options?: SendOptions): Promise<SentMessage>;
   /** Sends a poll; votes on it arrive as `poll_vote` inbound messages. */
   sendPoll(to: PhoneNumber, poll: PollContent, options?: SendOptions): Promise<SentMessage>;
+  /**
+   * Shows `to` "typing…" for `ms`, as a person would before a message (chat state `composing`,
+   * then `paused`); resolves once it is cleared. The send that follows has its own deadline.
+   */
+  showTyping(to: PhoneNumber, ms: number): Promise<void>;
   /** Whether `phone` has an account on the network (asked over this connection), with its LID when named. */
   lookupContact(phone: PhoneNumber): Promise<ContactLookup>;
   /** Unlinks this device from the phone and wipes its stored credentials. */

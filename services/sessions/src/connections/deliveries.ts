@@ -1,4 +1,4 @@
-import { ApiError, notSentError } from '@switchboard/contracts';
+import { ApiError, notSentError, queuedError } from '@switchboard/contracts';
 import type { DeliverMessageCommand, DeliverMessageReply } from '@switchboard/contracts';
 import { SpanKind, processMetrics, runInSpan, timeAsync } from '@switchboard/telemetry';
 import type { Logger } from '@switchboard/telemetry';
@@ -6,11 +6,25 @@ import { ChatNetworkError, NotConnectedError, RecipientNotOnNetworkError } from 
 import type { ChatDriver, SentMessage } from '../chat/index.js';
 import { SessionNotConnected } from '../session/errors.js';
 import type { SentLog, SentRecord } from '../sent-log/sent-log.js';
+import type { PacedTurn, Pacer } from '../pacing/pacer.js';
+import { typingMs } from '../pacing/pacing-rules.js';
 import type { ActivityRecorder } from './activity.js';
 import type { ConnectionManager } from './connection-manager.js';
 import { networkMessageIdFor } from './network-message-id.js';
 import type { MediaSource } from './media-source.js';
+import type { LiveConnection } from './live-connection.js';
 import type { ConnectionRegistry } from './registry.js';
+
+/** Where a send under way stands: `queued` while it waits its turn under the session's pacing. */
+interface Progress {
+  queued: boolean;
+}
+
+/** One send under way here. */
+interface Attempt {
+  done: Promise<DeliverMessageReply>;
+  progress: Progress;
+}
 
 /**
  * `sessions.send`: delivers one accepted message through the owning connection and answers once
@@ -22,7 +36,7 @@ import type { ConnectionRegistry } from './registry.js';
  */
 export class Deliveries {
   /** Attempts under way here: a repeat arriving meanwhile shares the attempt instead of racing it. */
-  private readonly inFlight = new Map<string, Promise<DeliverMessageReply>>();
+  private readonly inFlight = new Map<string, Attempt>();
 
   constructor(
     private readonly registry: ConnectionRegistry,
@@ -31,23 +45,77 @@ export class Deliveries {
     private readonly media: MediaSource,
     private readonly sent: SentLog,
     private readonly logger?: Logger,
+    private readonly pacing?: { pacer: Pacer; answerQueuedAfterMs: number },
   ) {}
 
   deliver(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
     // Keyed with the account and session so no other caller can share or read it.
     const key = `${command.accountId}/${command.sessionId}/${command.messageId}`;
-    const running = this.inFlight.get(key);
-    if (running) return running;
-    const attempt = this.deliverOnce(command).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, attempt);
-    return attempt;
+    let attempt = this.inFlight.get(key);
+    if (!attempt) {
+      const progress: Progress = { queued: false };
+      const done = this.deliverOnce(command, progress).finally(() => this.inFlight.delete(key));
+      // Whoever asked may have been answered `queued` and gone: the outcome is the sent log's then.
+      done.catch(() => undefined);
+      this.inFlight.set(key, (attempt = { done, progress }));
+    }
+    return this.answer(attempt);
   }
 
-  private async deliverOnce(command: DeliverMessageCommand): Promise<DeliverMessageReply> {
+  /**
+   * The attempt's outcome; but a message still waiting its turn under pacing when the send deadline
+   * is up is answered `queued` (a retryable CHAT_NETWORK_ERROR, nothing written yet) and sent when
+   * its turn comes: the caller asks again with the same id and joins it. Once it left the queue, the
+   * answer waits for the network as always.
+   */
+  private async answer(attempt: Attempt): Promise<DeliverMessageReply> {
+    if (!this.pacing) return attempt.done;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, this.pacing?.answerQueuedAfterMs, 'late')));
+    try {
+      const first = await Promise.race([attempt.done, late]);
+      if (first !== 'late') return first;
+      if (attempt.progress.queued) throw queuedError();
+      return await attempt.done;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async deliverOnce(command: DeliverMessageCommand, progress: Progress): Promise<DeliverMessageReply> {
     // Checked first: a message the network already took keeps its answer even if the session
     // dropped since, or the process that sent it died before answering.
     const recorded = await this.sent.find(command.accountId, command.sessionId, command.messageId);
     if (recorded) return replyOf(recorded);
+    let connection = await this.linked(command);
+    const turn = await this.turn(command, progress);
+    let reply: DeliverMessageReply;
+    try {
+      // The session may have dropped or moved while the message waited its turn.
+      connection = this.registry.get(command.sessionId) === connection ? connection : await this.linked(command);
+      reply = { ...(await this.send(connection.driver, command)), ...(connection.phone ? { from: connection.phone } : {}) };
+    } catch (error) {
+      turn?.settle(false);
+      throw error;
+    }
+    // The next message's gap counts from this acknowledgement.
+    turn?.settle(true);
+    return this.recordSent(command, reply);
+  }
+
+  /** Waits for the message's turn under the session's pacing (none without a pacer). */
+  private async turn(command: DeliverMessageCommand, progress: Progress): Promise<PacedTurn | undefined> {
+    if (!this.pacing) return undefined;
+    progress.queued = true;
+    try {
+      return await this.pacing.pacer.turn(command.accountId, command.sessionId, command.to);
+    } finally {
+      progress.queued = false;
+    }
+  }
+
+  /** The session's linked connection held here, or why the message cannot go now. */
+  private async linked(command: DeliverMessageCommand): Promise<LiveConnection> {
     const connection = this.registry.get(command.sessionId);
     if (!connection || connection.accountId !== command.accountId) {
       const { status } = await this.manager.visible(command);
@@ -57,7 +125,10 @@ export class Deliveries {
       throw new SessionNotConnected(status);
     }
     if (connection.phase !== 'linked') throw new SessionNotConnected('pending');
-    const reply = { ...(await this.send(connection.driver, command)), ...(connection.phone ? { from: connection.phone } : {}) };
+    return connection;
+  }
+
+  private async recordSent(command: DeliverMessageCommand, reply: DeliverMessageReply): Promise<DeliverMessageReply> {
     await this.sent.record({ accountId: command.accountId, sessionId: command.sessionId, ...reply }).catch((error: unknown) => {
       // The message is on the network either way; unrecorded, a redelivery would repeat it (shown once).
       this.logger?.error({ err: error, messageId: command.messageId }, 'acknowledged send not recorded in the sent log');
@@ -97,6 +168,8 @@ function replyOf(record: SentRecord): DeliverMessageReply {
 async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, media: MediaSource): Promise<SentMessage> {
   const { to, content, quoted } = command;
   const options = { id: networkMessageIdFor(command.messageId) };
+  // Before the send, so its acknowledgement keeps its whole deadline.
+  if (command.typing) await driver.showTyping(to, typingMs(typedLength(content)));
   switch (content.type) {
     case 'text':
       return driver.sendText(to, content.text, quoted ? { ...options, quotedId: quoted.networkMessageId } : options);
@@ -117,6 +190,21 @@ async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, m
       return driver.sendButtons(to, content, options);
     case 'poll':
       return driver.sendPoll(to, content, options);
+  }
+}
+
+/** The characters a person would type for this message. */
+function typedLength(content: DeliverMessageCommand['content']): number {
+  switch (content.type) {
+    case 'text':
+    case 'buttons':
+      return content.text.length;
+    case 'media':
+      return content.caption?.length ?? 0;
+    case 'poll':
+      return content.question.length;
+    case 'location':
+      return 0;
   }
 }
 

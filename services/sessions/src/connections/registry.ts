@@ -1,6 +1,6 @@
 import type { SessionEvent, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
-import type { ChatDriver, ConnectedEvent, DisconnectedEvent, InboundEvent, PairingCodeEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
+import type { ChatDriver, ConnectedEvent, DisconnectedEvent, DriverOptions, InboundEvent, OutgoingContent, PairingCodeEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
 import type { SessionCommand } from '../session/commands.js';
 import type { ActivityRecorder } from './activity.js';
 import { LiveConnection } from './live-connection.js';
@@ -19,7 +19,9 @@ export interface RegistryDeps {
   activity: ActivityRecorder;
   /** What the connections found of the chat network's reachability (`/readyz`'s `chatNetwork`). */
   reachability: NetworkReachability;
-  createDriver(sessionId: string): ChatDriver;
+  createDriver(sessionId: string, options?: DriverOptions): ChatDriver;
+  /** What the session sent, by network id, for resends its recipients ask for (`SentContent`); unset = recent sends only. */
+  sentContent?(accountId: string, sessionId: string, networkMessageId: string): Promise<OutgoingContent | undefined>;
   /** Removes the session's stored chat credentials (a closed session never reconnects). */
   wipeCredentials(sessionId: string): void;
   /** How long ending a session waits for the network to confirm its logout before going on. */
@@ -30,6 +32,8 @@ export interface RegistryDeps {
   holdsHere(sessionId: string): boolean;
   /** Whether the session list shows the session connected (a resumed or reconnected one). */
   connectedOnRecord(sessionId: string): boolean;
+  /** A contact wrote to the session: for send pacing, replying to it is no first message to a stranger. */
+  heardFrom?(accountId: string, sessionId: string, phone: string): void;
   logger: Logger;
 }
 
@@ -63,7 +67,9 @@ export class ConnectionRegistry implements ConnectionListener {
   }
 
   open(sessionId: string, accountId: string, phase: ConnectionPhase): LiveConnection {
-    const connection = new LiveConnection(sessionId, accountId, this.deps.createDriver(sessionId), phase, this);
+    const { sentContent } = this.deps;
+    const options = sentContent ? { sentContent: (id: string) => sentContent(accountId, sessionId, id) } : {};
+    const connection = new LiveConnection(sessionId, accountId, this.deps.createDriver(sessionId, options), phase, this);
     this.live.set(sessionId, connection);
     return connection;
   }
@@ -190,6 +196,7 @@ export class ConnectionRegistry implements ConnectionListener {
   async inbound(connection: LiveConnection, inbound: InboundEvent): Promise<void> {
     const { sessionId, accountId } = connection;
     this.deps.activity.touch(sessionId, accountId, 'message_received');
+    this.deps.heardFrom?.(accountId, sessionId, inbound.from);
     const to = connection.phone;
     if (!to) return this.deps.logger.warn({ sessionId }, 'received message before the linked number was known; not recorded');
     // Not awaited, like receipts: its media is fetched, then it is in the outbox until messaging records it.

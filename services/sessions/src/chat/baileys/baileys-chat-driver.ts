@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { generateMessageIDV2, jidDecode, makeWASocket, unixTimestampSeconds } from '@whiskeysockets/baileys';
-import type { AnyMessageContent, AuthenticationCreds, BinaryNode, ConnectionState, WASocket, WAVersion, proto } from '@whiskeysockets/baileys';
+import type { AnyMessageContent, AuthenticationCreds, BinaryNode, ConnectionState, WAMessage, WAMessageKey, WASocket, WAVersion, proto } from '@whiskeysockets/baileys';
 import type {
   ButtonsContent,
   ChatDriver,
@@ -13,6 +13,7 @@ import type {
   PhoneNumber,
   PollContent,
   ReceiptEvent,
+  SentContentSource,
   SentMessage,
   SendOptions,
   StartOptions,
@@ -33,8 +34,10 @@ import { closeAction, socketConfig, type SocketSettings } from './socket-setting
 import { downloadMedia } from './media-download.js';
 import { ReceiptTracker } from './translate-events.js';
 import { toInbound } from './translate-inbound.js';
+import { LidSenders } from './lid-senders.js';
 import type { TranslatedInbound } from './translate-inbound.js';
 import { MessageSends, type MessageWrite } from './message-sends.js';
+import { messageToResend } from './resend.js';
 import { BUNDLED_WA_WEB_VERSION, type WaWebVersions } from './wa-web-version.js';
 
 export interface BaileysDriverOptions {
@@ -46,9 +49,11 @@ export interface BaileysDriverOptions {
   ackTimeoutMs: number;
   /** The WhatsApp Web version to announce, shared by the process's sockets. */
   versions: WaWebVersions;
+  /** Our durable record of sent messages, for resends recipients ask for; unset = the recent sends only. */
+  sentContent?: SentContentSource;
 }
 
-/** Messages kept for Baileys' retry requests (`getMessage`) and for quoting; older ones are dropped. */
+/** Messages kept for quoting (and for retry requests when there is no `sentContent`); older ones are dropped. */
 const RECENT_MESSAGES = 128;
 const FIRST_QR_MS = 60_000;
 const NEXT_QR_MS = 20_000;
@@ -70,6 +75,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   readonly #receipts = new ReceiptTracker();
   readonly #recent = new BoundedMap<string, RecentMessage>(RECENT_MESSAGES);
   readonly #recipients = new RecipientDirectory();
+  readonly #lidSenders = new LidSenders();
   #creds: AuthenticationCreds | undefined;
   /** Derived from the creds on first use (see poll-votes.ts); forgotten with them. */
   #pollSecrets: PollSecretKey | undefined;
@@ -149,6 +155,18 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#closeSocket(new NotConnectedError(this.sessionId));
     // A failed wipe does not undo the unlink; the registry wipes again when it ends the session, and reports.
     await this.#loggedOut().catch(() => undefined);
+  }
+
+  async showTyping(to: PhoneNumber, ms: number): Promise<void> {
+    const socket = this.#requireOpenSocket();
+    const jid = await this.#recipients.requireOnNetwork(socket, to);
+    try {
+      await socket.sendPresenceUpdate('composing', jid);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      await socket.sendPresenceUpdate('paused', jid);
+    } catch (error) {
+      throw this.#writeFailure(socket, error);
+    }
   }
 
   async lookupContact(phone: PhoneNumber): Promise<ContactLookup> {
@@ -256,7 +274,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     if (!creds) return;
     const { saveCreds, ...auth } = credentials.authStateUntilWipe(creds);
     this.#codePairing?.prepare(creds);
-    const socket = makeWASocket(socketConfig(settings, auth, async (key) => this.#recent.get(key.id ?? '')?.message, version));
+    const socket = makeWASocket(socketConfig(settings, auth, (key) => this.#messageForRetry(key), version));
     boundCloseHandshake(socket);
     this.#socket = socket;
     this.#version = version;
@@ -265,7 +283,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     socket.ev.on('creds.update', saveCreds);
     socket.ev.on('connection.update', (update) => this.#onConnectionUpdate(socket, update));
     socket.ev.on('messages.update', (updates) => this.#emitReceipts(this.#receipts.fromUpdates(updates)));
-    socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(messages, type));
+    socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(socket, messages, type));
+    socket.ev.on('lid-mapping.update', ({ lid, pn }) => this.#emitAll(async () => this.#lidSenders.release(lid, pn)));
     socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#sends.onAck(node));
     // An HTTP answer instead of the WebSocket upgrade (a blocking proxy, a refusal): Baileys would
     // wait out its connect timeout. End the attempt now; no status code, so it is not read as a
@@ -279,16 +298,61 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     });
   }
 
-  #onUpsert(messages: Parameters<ReceiptTracker['fromUpserts']>[0], type: string): void {
+  /**
+   * Baileys' `getMessage`, asked when a recipient's phone could not decrypt one of our messages and
+   * sent a retry receipt: Baileys sends what this answers again, under the same id. Answered from
+   * our durable record (`sentContent`: it survives restarts, and an erased content is not in it),
+   * else, without one, from the recent sends. Nothing found: no resend, as Baileys does.
+   */
+  async #messageForRetry(key: WAMessageKey): Promise<proto.IMessage | undefined> {
+    const id = key.id;
+    if (!id || key.fromMe === false) return undefined;
+    const source = this.#options.sentContent;
+    if (!source) return this.#recent.get(id)?.message;
+    const socket = this.#socket;
+    const me = this.#creds?.me;
+    if (!socket || !me) return undefined;
+    try {
+      const content = await source(id);
+      if (!content) return undefined;
+      const jid = key.remoteJid ?? me.id;
+      const context = { jid, messageId: id, userJid: me.id, quoted: (quotedId: string) => this.#quoted(jid, quotedId), pollSecret: (pollId: string) => pollMessageSecret(this.#pollKey(), pollId) };
+      return await messageToResend(socket, content, context);
+    } catch {
+      // The record could not be read (messaging away) or the media not uploaded: the phone may ask again.
+      return undefined;
+    }
+  }
+
+  #onUpsert(socket: WASocket, messages: WAMessage[], type: string): void {
     this.#emitReceipts(this.#receipts.fromUpserts(messages));
     if (type !== 'notify') return;
-    for (const message of messages) {
-      const inbound = toInbound(message);
-      if (!inbound || !message.message) continue;
-      this.#recent.set(inbound.event.id, { message: message.message, fromMe: false });
-      // Media is downloaded before the event goes out; meanwhile later messages wait their turn.
-      this.#inbound = this.#inbound.then(() => this.#emitInbound(inbound));
-    }
+    const lidMapping = socket.signalRepository.lidMapping;
+    for (const message of messages) this.#emitAll(() => this.#lidSenders.name(message, (lid) => lidMapping.getPNForLID(lid)));
+  }
+
+  /**
+   * Received messages go out in the order they arrived: media is downloaded before its event goes
+   * out, and a sender's number may have to be looked up (see LidSenders); later messages wait.
+   */
+  #emitAll(named: () => Promise<WAMessage[]>): void {
+    this.#inbound = this.#inbound
+      .then(async () => {
+        for (const message of await named()) {
+          const inbound = this.#received(message);
+          if (inbound) await this.#emitInbound(inbound);
+        }
+      })
+      // A listener's failure is its own: the messages after it still go out.
+      .catch(() => undefined);
+  }
+
+  /** The message as an inbound event (kept for quoting), or undefined when it is none. */
+  #received(message: WAMessage | undefined): TranslatedInbound | undefined {
+    const inbound = message && toInbound(message);
+    if (!inbound || !message.message) return undefined;
+    this.#recent.set(inbound.event.id, { message: message.message, fromMe: false });
+    return inbound;
   }
 
   async #emitInbound(inbound: TranslatedInbound): Promise<void> {

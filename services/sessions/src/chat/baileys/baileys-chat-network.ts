@@ -1,4 +1,4 @@
-import type { ChatDriver } from '../driver.js';
+import type { ChatDriver, DriverOptions } from '../driver.js';
 import { resolveNetwork, type ChatNetworkConfig } from '../network.js';
 import { SessionCredentials } from '../credentials/session-credentials.js';
 import type { CredentialsStore } from '../credentials/credentials-store.js';
@@ -58,8 +58,9 @@ export class BaileysChatNetwork {
     return new BaileysChatNetwork(options, settings, new WaWebVersions(options.latestWaWebVersion ?? defaultVersionLookup(network)));
   }
 
-  createDriver(sessionId: string): ChatDriver {
+  createDriver(sessionId: string, options: DriverOptions = {}): ChatDriver {
     return new BaileysChatDriver({
+      ...options,
       sessionId,
       credentials: new SessionCredentials(sessionId, this.options.credentials, {
         onSaveFailed: (error) => this.options.onCredentialsSaveFailed?.(sessionId, error),

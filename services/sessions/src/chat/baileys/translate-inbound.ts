@@ -22,6 +22,22 @@ export function senderOf(key: WAMessageKey): { phone?: string; lid?: string } {
   return { ...(phone ? { phone: jidDecode(phone)?.user } : {}), ...(lid ? { lid: jidDecode(lid)?.user } : {}) };
 }
 
+/**
+ * A message whose key names the sender by LID alone, with the number from `numberOf` (Baileys'
+ * LID mapping, stored with the credentials: learned from earlier stanzas and contact lookups);
+ * undefined while no mapping is known.
+ */
+export async function withStoredNumber(message: WAMessage, numberOf: (lid: string) => Promise<string | null | undefined>): Promise<WAMessage | undefined> {
+  const lid = [message.key.remoteJid, message.key.remoteJidAlt].find((jid): jid is string => typeof jid === 'string' && isLidUser(jid) === true);
+  const pn = lid ? await numberOf(lid) : undefined;
+  return pn ? withNumber(message, pn) : undefined;
+}
+
+/** The message with the sender's number (`pnJid`) beside its LID, as `sender_pn` would have put it. */
+export function withNumber(message: WAMessage, pnJid: string): WAMessage {
+  return { ...message, key: { ...message.key, remoteJidAlt: pnJid } };
+}
+
 /** Protocol traffic that rides on messages but is nothing a contact wrote. */
 const SILENT = new Set<string>(['protocolMessage', 'senderKeyDistributionMessage', 'messageContextInfo']);
 

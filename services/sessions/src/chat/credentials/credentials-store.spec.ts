@@ -89,6 +89,37 @@ describe.each([
     });
   });
 
+  it("round-trips Baileys 7's new key types (LID mapping, device lists, trusted-contact tokens, identity keys), sealed like the rest", async () => {
+    const where = place();
+    const key = randomBytes(32);
+    const token = { token: Buffer.from('tc-token-bytes'), timestamp: '1764000000', senderTimestamp: 1764000001 };
+    const identity = Uint8Array.from(randomBytes(33));
+    const first = new SessionCredentials('ses_1', await where.open(key));
+    await first.keys.set({
+      'lid-mapping': { '15551234567': '915551234567', '915551234567_reverse': '15551234567' },
+      'device-list': { '915551234567': ['0', '3'] },
+      tctoken: { '915551234567@lid': token },
+      'identity-key': { '915551234567.0': identity },
+    });
+
+    const reopened = new SessionCredentials('ses_1', await where.open(key));
+    expect(await reopened.keys.get('lid-mapping', ['15551234567', '915551234567_reverse'])).toEqual({ '15551234567': '915551234567', '915551234567_reverse': '15551234567' });
+    expect(await reopened.keys.get('device-list', ['915551234567'])).toEqual({ '915551234567': ['0', '3'] });
+    const { '915551234567@lid': tc } = await reopened.keys.get('tctoken', ['915551234567@lid']);
+    expect(Buffer.isBuffer(tc?.token) && tc.token.equals(token.token)).toBe(true);
+    expect(tc).toMatchObject({ timestamp: token.timestamp, senderTimestamp: token.senderTimestamp });
+    const { '915551234567.0': stored } = await reopened.keys.get('identity-key', ['915551234567.0']);
+    expect(Buffer.from(stored!).equals(Buffer.from(identity))).toBe(true);
+    // Sealed: under another key the store gives none of them back.
+    let other: CredentialsStore | undefined;
+    try {
+      other = await where.open(randomBytes(32));
+    } catch (error) {
+      expect(String(error)).toMatch(/another key|SWITCHBOARD_SECRET_KEY/);
+    }
+    if (other) await expect(other.read('ses_1', 'lid-mapping', '15551234567')).rejects.toThrow(SecretDecryptionError);
+  });
+
   it('keeps ids apart that differ only in characters a key alphabet lacks', async () => {
     const store = await place().open(randomBytes(32));
     const ids = ['a:b', 'a_b', 'a.b', 'a/b', 'a@b', 'a=b', 'YTpi', ''];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatDriver } from '../driver.js';
+import type { ChatDriver, DriverOptions } from '../driver.js';
 import { BaileysChatNetwork, type BaileysChatNetworkOptions } from '../baileys/baileys-chat-network.js';
 import { SqliteCredentialsStore } from '../credentials/sqlite-credentials-store.js';
 import { EmulatorControlClient } from '@switchboard/chat-emulator';
@@ -56,8 +56,8 @@ export class ChatFixture {
     return new ChatFixture(network, store, new EmulatorControlClient(emulator.controlUrl), dir, secretKey, dataDir === undefined);
   }
 
-  driver(sessionId: string): ChatDriver {
-    const driver = this.network.createDriver(sessionId);
+  driver(sessionId: string, options?: DriverOptions): ChatDriver {
+    const driver = this.network.createDriver(sessionId, options);
     this.drivers.push(driver);
     return driver;
   }

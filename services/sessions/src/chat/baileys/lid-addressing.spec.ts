@@ -1,0 +1,134 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { startEmulator, type RunningEmulator } from '@switchboard/chat-emulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatDriver, InboundEvent, ReceiptEvent } from '../driver.js';
+import { nextEvent } from '../testing/driver-events.js';
+import { ChatFixture, uniquePhone } from '../testing/chat-fixture.js';
+import { pairWithPhone } from '../testing/pair.js';
+
+/**
+ * The network as it is now (the emulator's default `lid` addressing): contacts write and answer
+ * by LID, with their number beside it or not at all, and may move from numbers to LIDs in the
+ * middle of a conversation. Switchboard matches every status, message and reaction to the right
+ * message and phone number, and keeps the LID mapping with the credentials, sealed.
+ */
+describe('LID-addressed contacts', () => {
+  let emulator: RunningEmulator;
+  let chat: ChatFixture;
+  let driver: ChatDriver;
+  const me = uniquePhone();
+  const sessionId = 'ses_lid_addressing';
+  const receipts: ReceiptEvent[] = [];
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, controlPort: 0 });
+    chat = await ChatFixture.create(emulator);
+    driver = chat.driver(sessionId);
+    driver.on('receipt', (receipt) => receipts.push(receipt));
+    await pairWithPhone(driver, chat.control, me);
+  });
+  afterAll(async () => {
+    await chat?.close();
+    await emulator?.stop();
+  });
+
+  const statusesOf = (id: string) => receipts.filter((r) => r.id === id).map((r) => r.status);
+  const readOn = (id: string) => nextEvent(driver, 'receipt', (r) => r.id === id && r.status === 'read', 10_000);
+  const inboundFrom = (phone: string) => nextEvent(driver, 'inbound', (m) => m.from === phone, 10_000);
+
+  it('matches delivered and read receipts naming the LID to the message sent to the number', async () => {
+    const to = uniquePhone('1448');
+    await chat.control.setContact(to, { deliverAfterMs: 20, readAfterMs: 60 });
+    const sent = await driver.sendText(to, 'hello, LID world');
+    const read = readOn(sent.id);
+    await read;
+    expect(statusesOf(sent.id)).toEqual(['delivered', 'read']);
+  });
+
+  it('loses nothing when a contact moves to its LID mid-conversation', async () => {
+    const to = uniquePhone('1448');
+    const timing = { deliverAfterMs: 20, readAfterMs: 1_500 };
+    await chat.control.setContact(to, { ...timing, addressing: 'pn' });
+    const before = await driver.sendText(to, 'sent while you had a number');
+    const beforeRead = readOn(before.id);
+    let inbound = inboundFrom(to);
+    await chat.control.inbound(to, me, 'still by number');
+    expect(await inbound).toMatchObject({ from: to, content: { type: 'text', text: 'still by number' } });
+
+    // Moved to LIDs: the read receipt of the message sent before, replies and reactions now name the LID.
+    await chat.control.setContact(to, { ...timing, readAfterMs: 60, addressing: 'lid' });
+    inbound = inboundFrom(to);
+    const reply = await chat.control.send(to, { to: me, text: 'now by LID', quotedMessageId: before.id });
+    expect(reply.from).toBe(`9${to}@lid`);
+    expect(await inbound).toMatchObject({ from: to, fromLid: `9${to}`, quotedId: before.id, content: { type: 'text', text: 'now by LID' } });
+    inbound = inboundFrom(to);
+    await chat.control.send(to, { to: me, reaction: { messageId: before.id, emoji: '👍' } });
+    expect(await inbound).toMatchObject({ from: to, content: { type: 'reaction', targetId: before.id, emoji: '👍' } });
+    await beforeRead;
+    expect(statusesOf(before.id)).toEqual(['delivered', 'read']);
+
+    const after = await driver.sendText(to, 'and after the move');
+    await readOn(after.id);
+    expect(statusesOf(after.id)).toEqual(['delivered', 'read']);
+  });
+
+  it('names a sender given by LID alone through the mapping on record, also after a restart', async () => {
+    const to = uniquePhone('1448');
+    await chat.control.setContact(to, { deliverAfterMs: 20, readAfterMs: null });
+    // The send's contact lookup told the mapping; the contact's message then comes by LID only.
+    await driver.sendText(to, 'so you know my LID');
+    let inbound: Promise<InboundEvent> = inboundFrom(to);
+    await chat.control.send(to, { to: me, text: 'LID only', alternate: false });
+    expect(await inbound).toMatchObject({ from: to, fromLid: `9${to}`, content: { type: 'text', text: 'LID only' } });
+
+    await driver.stop();
+    driver = chat.driver(sessionId);
+    const connected = nextEvent(driver, 'connected');
+    await driver.start();
+    await connected;
+    inbound = inboundFrom(to);
+    await chat.control.send(to, { to: me, text: 'LID only, after the restart', alternate: false });
+    expect(await inbound).toMatchObject({ from: to, content: { type: 'text', text: 'LID only, after the restart' } });
+  });
+
+  it('holds a message from a LID no mapping names yet, and tells it first once the number arrives', async () => {
+    const to = uniquePhone('1448');
+    await chat.control.setContact(to, { deliverAfterMs: 20, readAfterMs: null });
+    const told: InboundEvent[] = [];
+    const listener = (event: InboundEvent) => event.fromLid === `9${to}` && told.push(event);
+    driver.on('inbound', listener);
+    try {
+      await chat.control.send(to, { to: me, text: 'who am I?', alternate: false });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(told).toEqual([]);
+      await chat.control.send(to, { to: me, text: 'my number is beside this one' });
+      await expect.poll(() => told.length, { timeout: 5_000 }).toBe(2);
+      expect(told.map((m) => [m.from, m.content.type === 'text' ? m.content.text : m.content.type])).toEqual([
+        [to, 'who am I?'],
+        [to, 'my number is beside this one'],
+      ]);
+    } finally {
+      driver.off('inbound', listener);
+    }
+  });
+
+  it("keeps Baileys 7's LID mapping and device lists in the credentials store, sealed like every key", async () => {
+    const to = uniquePhone('1448');
+    await chat.control.setContact(to, { deliverAfterMs: 20, readAfterMs: null });
+    await driver.sendText(to, 'map me');
+    await expect.poll(async () => (await chat.store.read(sessionId, 'lid-mapping', to))?.toString(), { timeout: 5_000 }).toContain(`9${to}`);
+    expect((await chat.store.read(sessionId, 'lid-mapping', `9${to}_reverse`))?.toString()).toContain(to);
+
+    const db = new DatabaseSync(join(chat.dataDir, 'sessions.db'), { readOnly: true });
+    try {
+      const kinds = (db.prepare('SELECT DISTINCT kind FROM chat_credentials WHERE session_id = ?').all(sessionId) as { kind: string }[]).map((r) => r.kind);
+      expect(kinds).toEqual(expect.arrayContaining(['creds', 'session', 'lid-mapping', 'device-list']));
+      const values = db.prepare("SELECT value FROM chat_credentials WHERE session_id = ? AND kind IN ('lid-mapping', 'device-list')").all(sessionId) as { value: Uint8Array }[];
+      const atRest = Buffer.concat(values.map((r) => Buffer.from(r.value)));
+      expect(atRest.includes(Buffer.from(`9${to}`))).toBe(false);
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openSqliteDatabase } from '@switchboard/eventstore';
+import { contactHash, MESSAGED_RETENTION_MS } from './messaged-contacts.js';
+import type { MessagedContacts } from './messaged-contacts.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS messaged_contacts (
+  account_id   TEXT    NOT NULL,
+  session_id   TEXT    NOT NULL,
+  contact_hash TEXT    NOT NULL,
+  first_at     INTEGER NOT NULL,
+  seen_at      INTEGER NOT NULL,
+  PRIMARY KEY (session_id, contact_hash)
+);
+CREATE INDEX IF NOT EXISTS messaged_contacts_by_age ON messaged_contacts (seen_at);`;
+
+/** `MessagedContacts` in a SQLite file of the sessions service (embedded mode). */
+export class SqliteMessagedContacts implements MessagedContacts {
+  readonly #db: DatabaseSync;
+  readonly #seen: StatementSync;
+  readonly #upsert: StatementSync;
+  readonly #lastNew: StatementSync;
+
+  constructor(path: string, now: () => number = Date.now) {
+    this.#db = openSqliteDatabase(path, SCHEMA);
+    this.#db.prepare('DELETE FROM messaged_contacts WHERE seen_at < ?').run(now() - MESSAGED_RETENTION_MS);
+    this.#seen = this.#db.prepare('SELECT seen_at FROM messaged_contacts WHERE session_id = ? AND contact_hash = ? AND account_id = ?');
+    this.#upsert = this.#db.prepare(
+      'INSERT INTO messaged_contacts (account_id, session_id, contact_hash, first_at, seen_at) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (session_id, contact_hash) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at)',
+    );
+    this.#lastNew = this.#db.prepare('SELECT max(first_at) AS at FROM messaged_contacts WHERE session_id = ? AND account_id = ?');
+  }
+
+  async seen(accountId: string, sessionId: string, phone: string): Promise<number | undefined> {
+    const row = this.#seen.get(sessionId, contactHash(phone), accountId) as { seen_at: number } | undefined;
+    return row?.seen_at;
+  }
+
+  /** `first_at` is kept from the first record: the latest of them is the last first message to a new contact. */
+  async remember(accountId: string, sessionId: string, phone: string, at: number, _newContact?: boolean): Promise<void> {
+    this.#upsert.run(accountId, sessionId, contactHash(phone), at, at);
+  }
+
+  async lastNewContactAt(accountId: string, sessionId: string): Promise<number | undefined> {
+    const row = this.#lastNew.get(sessionId, accountId) as { at: number | null } | undefined;
+    return row?.at ?? undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
