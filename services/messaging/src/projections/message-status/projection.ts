@@ -23,8 +23,12 @@ CREATE TABLE IF NOT EXISTS message_status (
   refund_due INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS message_status_by_network_id ON message_status (session_id, network_message_id);
-CREATE INDEX IF NOT EXISTS message_status_by_status ON message_status (status);
-CREATE INDEX IF NOT EXISTS message_status_refund_due ON message_status (refund_due);
+-- Only the rows recovery looks for are indexed: the few pending or owed a refund, not every message
+-- (a status change of any other row then touches no index but the network id's).
+DROP INDEX IF EXISTS message_status_by_status;
+DROP INDEX IF EXISTS message_status_refund_due;
+CREATE INDEX IF NOT EXISTS message_status_pending ON message_status (accepted_at) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS message_status_refund_owed ON message_status (refund_due) WHERE refund_due = 1;
 `;
 
 /**
@@ -42,6 +46,7 @@ export function messageStatusProjection(db: DatabaseSync, name = 'message-status
     name,
     category: STREAM_CATEGORY.message,
     apply(recorded: RecordedEvent): void {
+      if (NOT_STATUS_FACTS.has(recorded.type)) return;
       applyEvent(statements, accepted, messageEventParser.parse(toRawEvent(recorded)));
     },
     flush(): void {
@@ -56,7 +61,11 @@ export function messageStatusProjection(db: DatabaseSync, name = 'message-status
 
 type Status = 'pending' | 'sent' | 'delivered' | 'read' | 'failed';
 /** Received messages are not ours to track (the history read model keeps them), nor are erasures of contents. */
-type StatusEvent = Exclude<StoredMessageEvent, { type: 'MessageReceived' | 'MessageReactionReceived' | 'MessageContentsErased' }>;
+type StatusEvent = Exclude<StoredMessageEvent, { type: NotStatusFact }>;
+type NotStatusFact = 'MessageReceived' | 'MessageReactionReceived' | 'MessageContentsErased';
+/** Skipped before they are parsed (a received message's content is the largest body of the category). */
+const NOT_STATUS_FACTS: ReadonlySet<string> = new Set<NotStatusFact>(['MessageReceived', 'MessageReactionReceived', 'MessageContentsErased']);
+const isStatusEvent = (event: StoredMessageEvent): event is StatusEvent => !NOT_STATUS_FACTS.has(event.type);
 
 /** Which statuses each fact moves a message from (a read implies delivery), and to which. */
 const MOVES = {
@@ -97,7 +106,7 @@ function prepare(db: DatabaseSync) {
 type Statements = ReturnType<typeof prepare>;
 
 function applyEvent(s: Statements, accepted: Map<string, AcceptedInBatch>, event: StoredMessageEvent): void {
-  if (event.type === 'MessageReceived' || event.type === 'MessageReactionReceived' || event.type === 'MessageContentsErased') return;
+  if (!isStatusEvent(event)) return;
   if (event.type === 'MessageAccepted') {
     const d = event.data;
     // Accepted is its stream's first fact: a second one for the same message changes nothing.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { MessageEvent } from '@switchboard/contracts';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import { messageStatusProjection } from './projection.js';
-import { MessageStatusQueries } from './queries.js';
+import { MessageStatusQueries, UNFINISHED } from './queries.js';
 
 const ACC = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
 const SES = 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R';
@@ -100,5 +100,23 @@ describe('message status read model', () => {
     }
     replay.flush?.();
     expect(new MessageStatusQueries(db).find(ACC, A)?.view).toMatchObject({ status: 'read', deliveredAt: '2026-11-21T10:00:03.000Z', readAt: '2026-11-21T10:00:05.000Z' });
+  });
+
+  it('indexes only the rows recovery looks for, replacing the whole-table indexes of an older read model at open', () => {
+    const db = new DatabaseSync(':memory:');
+    // The indexes a read model of an earlier version holds.
+    db.exec(`CREATE TABLE message_status (message_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, session_id TEXT NOT NULL, to_phone TEXT NOT NULL,
+      type TEXT NOT NULL, status TEXT NOT NULL, accepted_at TEXT NOT NULL, sent_at TEXT, delivered_at TEXT, read_at TEXT, network_message_id TEXT,
+      error_code TEXT, error_message TEXT, refund_due INTEGER NOT NULL DEFAULT 0);
+      CREATE INDEX message_status_by_status ON message_status (status); CREATE INDEX message_status_refund_due ON message_status (refund_due);`);
+    messageStatusProjection(db);
+    const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string; sql: string }[];
+    expect(indexes.map((i) => i.name)).toEqual(['message_status_by_network_id', 'message_status_pending', 'message_status_refund_owed']);
+    expect(indexes.filter((i) => / WHERE /.test(i.sql)).map((i) => i.name)).toEqual(['message_status_pending', 'message_status_refund_owed']);
+    // Unfinished work is still found through them, not by reading every row.
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${UNFINISHED}`).all('2026-11-21T12:00:00.000Z', 500) as { detail: string }[];
+    const details = plan.map((step) => step.detail).join(' | ');
+    expect(details).toContain('USING INDEX message_status_pending');
+    expect(details).toContain('USING INDEX message_status_refund_owed');
   });
 });

@@ -17,6 +17,10 @@ interface Row {
   error_message: string | null;
 }
 
+/** Messages pending since before `?` or owed a refund, oldest first, at most `?` (both through partial indexes). */
+export const UNFINISHED = `SELECT message_id FROM message_status WHERE (status = 'pending' AND accepted_at <= ?) OR refund_due = 1
+  ORDER BY accepted_at LIMIT ?`;
+
 /** A message as the read model knows it, with what receipts and quoting need. */
 export interface StatusRecord {
   view: MessageStatusView;
@@ -34,8 +38,7 @@ export class MessageStatusQueries {
   constructor(db: DatabaseSync) {
     this.byId = db.prepare('SELECT * FROM message_status WHERE message_id = ?');
     this.byNetworkId = db.prepare('SELECT message_id FROM message_status WHERE session_id = ? AND network_message_id = ? AND account_id = ?');
-    this.open = db.prepare(`SELECT message_id FROM message_status WHERE (status = 'pending' AND accepted_at <= ?) OR refund_due = 1
-      ORDER BY accepted_at LIMIT ?`);
+    this.open = db.prepare(UNFINISHED);
   }
 
   /** The message if it belongs to `accountId`; another account's message is as unknown. */
