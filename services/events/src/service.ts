@@ -29,7 +29,11 @@ export interface StartEventsServiceOptions {
   logger: Logger;
   /** Tests answer host names without real DNS. */
   resolver?: Resolver;
-  /** How often sources and due retries are polled besides wake-ups (default 1 s). */
+  /**
+   * How often the sources' feeds are read besides their wake-ups: default 1 s over NATS (a wake-up
+   * published while the connection was down is lost), 30 s on the in-process bus (a wake-up is a
+   * call: the poll is only a safety net).
+   */
   pollMs?: number;
 }
 
@@ -45,7 +49,7 @@ export interface RunningEventsService extends RunningService {
  */
 export async function startEventsService(options: StartEventsServiceOptions): Promise<RunningEventsService> {
   const { config, logger } = options;
-  const pollMs = options.pollMs ?? 1_000;
+  const pollMs = options.pollMs ?? (config.natsUrl === undefined ? 30_000 : 1_000);
   const schedule = parseRetrySchedule(config.webhookRetryScheduleMs);
   const key = resolveSecretKey({ configured: config.secretKey, dataDir: serviceDataDir('events', config), embedded: config.natsUrl === undefined });
   const store = openServiceEventStore('events', config);

@@ -16,6 +16,7 @@ export class OtherWriters {
   readonly #dataVersion: StatementSync;
   #seen: number;
   #checking = false;
+  #closed = false;
 
   constructor(file: string, db: DatabaseSync, onCommit: () => void) {
     this.#dataVersion = db.prepare('PRAGMA data_version');
@@ -43,7 +44,13 @@ export class OtherWriters {
     }
   }
 
+  /** Whether the file system reports the file's writes (a watcher is set and has not failed). */
+  get watching(): boolean {
+    return this.#watcher !== undefined && !this.#closed;
+  }
+
   close(): void {
+    this.#closed = true;
     this.#watcher?.close();
   }
 

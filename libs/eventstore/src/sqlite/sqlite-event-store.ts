@@ -22,8 +22,13 @@ export interface SqliteEventStoreOptions extends SqliteTuning {
   pollIntervalMs?: number;
 }
 
-/** The fallback poll: idle, each live subscription reads once per this (a wake-up costs ~50 µs of CPU). */
-const FALLBACK_POLL_MS = 2_000;
+/**
+ * The fallback poll: idle, each live subscription reads once per this. Where the file system
+ * reports the file's writes (`OtherWriters`, inotify on Linux) it only covers a report the kernel
+ * dropped (an overflowing queue under a burst, and the next write reports again): it can be rare.
+ * Without the watcher it is how other processes' appends are found.
+ */
+const FALLBACK_POLL_MS = { watched: 15_000, unwatched: 2_000 };
 
 interface EventRow {
   position: bigint; id: string; stream: string; revision: bigint; type: string;
@@ -50,7 +55,7 @@ const noLimit = -1;
 export class SqliteEventStore implements EventStore {
   readonly #db: DatabaseSync;
   readonly #notifier: AppendNotifier;
-  readonly #pollIntervalMs: number;
+  readonly #pollIntervalMs: number | undefined;
   readonly #subscriptions = new Set<PollingSubscription>();
   readonly #statements: ReturnType<typeof prepareStatements>;
   readonly #appends: TurnBatchedWrites<PendingAppend>;
@@ -59,7 +64,7 @@ export class SqliteEventStore implements EventStore {
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     this.#db = openSqliteDatabase(file, eventsSchema, options);
     this.#notifier = notifierFor(file);
-    this.#pollIntervalMs = options.pollIntervalMs ?? FALLBACK_POLL_MS;
+    this.#pollIntervalMs = options.pollIntervalMs;
     this.#statements = prepareStatements(this.#db);
     this.#otherWriters = file === ':memory:' ? undefined : new OtherWriters(file, this.#db, () => this.#notifier.notify());
     this.#appends = new TurnBatchedWrites(this.#db, (batch) => {
@@ -105,16 +110,24 @@ export class SqliteEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions): Subscription {
     const after = options.from === 'start' ? 0n : options.from;
+    const fallbackPollMs = () => this.#fallbackPollMs();
     const source = {
       readAfter: (checkpoint: bigint, limit: number) => this.#readFrom(checkpoint + 1n, options.category, limit),
       notifier: this.#notifier,
-      pollIntervalMs: this.#pollIntervalMs,
+      // Asked at each wait: a watcher that fails later (its folder removed) brings the quick poll back.
+      get pollIntervalMs(): number {
+        return fallbackPollMs();
+      },
     };
     const subscription: PollingSubscription = new PollingSubscription(
       source, after, () => this.#subscriptions.delete(subscription), options.signal,
     );
     this.#subscriptions.add(subscription);
     return subscription;
+  }
+
+  #fallbackPollMs(): number {
+    return this.#pollIntervalMs ?? (this.#otherWriters?.watching ? FALLBACK_POLL_MS.watched : FALLBACK_POLL_MS.unwatched);
   }
 
   async close(): Promise<void> {
