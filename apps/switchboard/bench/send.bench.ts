@@ -12,12 +12,19 @@
  * BENCH_MODES: `embedded,distributed` (default), either alone, or empty (none). BENCH_SOAK=N: N sends, 16 in flight,
  * through an embedded Switchboard of their own, its heap read from /metrics and after each full GC. BENCH_NODE_OPTIONS: NODE_OPTIONS
  * for the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_ADDRESSING: how the emulated network names contacts, `lid` (default; the network as it is
+ * now), `pn` (as it was), or `lid,pn`: each pipeline mode measured once per addressing in the same
+ * run, one after the other (its own emulator and Switchboard each), reported as `embedded` /
+ * `embeddedPn` (`distributed` / `distributedPn`) with sends/s, latency and server CPU per send
+ * (`emulatorCpuMsPerSend` beside it: the emulator's own, not part of Switchboard's cost).
+ * The raw Baileys ceiling is measured in the default addressing only.
  */
 import { fileURLToPath } from 'node:url';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
-import { FullGcLog, ownCpuPerTask, serverCpuPerTask, soak, workPerTask } from './process-metrics.js';
+import type { Addressing } from '@switchboard/chat-emulator';
+import { FullGcLog, ownCpuPerTask, processCpuMs, serverCpuPerTask, soak, workPerTask } from './process-metrics.js';
 import { linkRawBaileys, sendUntilAcked } from './raw-baileys.js';
 import { runLoad } from './stats.js';
 
@@ -25,6 +32,10 @@ const SENDS = Number(process.env['BENCH_SENDS'] ?? 1000);
 const CONCURRENCY = 16;
 const CONTACT = '15559990001';
 const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
+const ADDRESSING = (process.env['BENCH_ADDRESSING'] ?? 'lid').split(',').filter(Boolean) as Addressing[];
+for (const a of ADDRESSING) if (a !== 'lid' && a !== 'pn') throw new Error(`BENCH_ADDRESSING: lid and/or pn, got ${a}`);
+/** Where the figures of `mode` in `addressing` go: `embedded` (lid, as before) or `embeddedPn`. */
+const resultKey = (mode: Mode, addressing: Addressing) => (addressing === 'lid' ? mode : `${mode}Pn`);
 const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
 const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY };
@@ -67,8 +78,8 @@ async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
   return sender;
 }
 
-async function pipeline(mode: Mode) {
-  const emulator = await startEmulatorProcess();
+async function pipeline(mode: Mode, addressing: Addressing) {
+  const emulator = await startEmulatorProcess(undefined, addressing);
   const env: Record<string, string> = { LOG_LEVEL: 'error', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) };
   const sut = await startSwitchboardUnderTest(mode, { emulator, env });
   try {
@@ -84,11 +95,15 @@ async function pipeline(mode: Mode) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       return result;
     };
-    const measured = <T>(run: () => Promise<T>) =>
-      serverCpuPerTask(pids, SENDS, () => (mode === 'embedded' ? workPerTask(sut.url, SENDS, run) : settled(run)));
+    // The emulator's CPU apart (not Switchboard's cost, but LID addressing changes its work too).
+    const measured = async <T>(run: () => Promise<T>) => {
+      const emulatorBefore = processCpuMs(emulator.pid!);
+      const figures = await serverCpuPerTask(pids, SENDS, () => (mode === 'embedded' ? workPerTask(sut.url, SENDS, run) : settled(run)));
+      return { ...figures, emulatorCpuMsPerSend: +((processCpuMs(emulator.pid!) - emulatorBefore) / SENDS).toFixed(2) };
+    };
     const sequential = await measured(() => runLoad(SENDS, 1, sender.send));
     const concurrent = await measured(() => runLoad(SENDS, CONCURRENCY, sender.send));
-    results[mode] = { sequential, concurrent };
+    results[resultKey(mode, addressing)] = { addressing, sequential, concurrent };
   } finally {
     await sut.close();
     await emulator.stop();
@@ -117,7 +132,7 @@ async function embeddedSoak() {
 }
 
 await rawBaileys();
-for (const mode of MODES) await pipeline(mode);
+for (const mode of MODES) for (const addressing of ADDRESSING) await pipeline(mode, addressing);
 if (SOAK > 0) await embeddedSoak();
 
 type Figures = { perSecond: number; p50Ms: number; p99Ms: number };
@@ -126,9 +141,9 @@ const raw = results['rawBaileys'] as Pair;
 const acked = results['rawBaileysAcked'] as Pair;
 const ratio = (a: number, b: number) => +(a / b).toFixed(2);
 const minus = (a: number, b: number) => +(a - b).toFixed(2);
-for (const mode of MODES) {
-  const m = results[mode] as Pair;
-  results[`${mode}Summary`] = {
+for (const key of MODES.flatMap((mode) => ADDRESSING.map((addressing) => resultKey(mode, addressing)))) {
+  const m = results[key] as Pair;
+  results[`${key}Summary`] = {
     sequentialVsRawBaileys: ratio(m.sequential.perSecond, raw.sequential.perSecond),
     concurrentVsRawBaileys: ratio(m.concurrent.perSecond, raw.concurrent.perSecond),
     apiOverheadP50Ms: minus(m.sequential.p50Ms, raw.sequential.p50Ms),

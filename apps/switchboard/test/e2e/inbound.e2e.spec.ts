@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually } from '../support/http.js';
-import { startSwitchboardUnderTest } from '../support/harness.js';
-import type { Mode, SwitchboardUnderTest } from '../support/harness.js';
+import { MODES_AND_ADDRESSINGS, startSwitchboardUnderTest } from '../support/harness.js';
+import type { SwitchboardUnderTest } from '../support/harness.js';
 import { PNG, sha256 } from '../support/media.js';
 
 let counter = 0;
 const newPhone = (prefix: string) => `${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(counter++).padStart(4, '0')}`;
 
-describe.each<Mode>(['embedded', 'distributed'])('received messages and the conversation history (%s mode)', (mode) => {
+describe.each(MODES_AND_ADDRESSINGS)('received messages and the conversation history (%s mode, %s addressing)', (mode, addressing) => {
   let sut: SwitchboardUnderTest;
   let api: ApiClient;
   let sessionId: string;
@@ -18,7 +18,7 @@ describe.each<Mode>(['embedded', 'distributed'])('received messages and the conv
     eventually(() => history(`direction=in&contact=${contact}`), (r) => r.body?.data?.messages?.length >= count).then((r) => r.body.data.messages);
 
   beforeAll(async () => {
-    sut = await startSwitchboardUnderTest(mode);
+    sut = await startSwitchboardUnderTest(mode, { addressing });
     api = new ApiClient(sut.url, sut.apiKey);
     me = newPhone('1444');
     const created = await api.post('/v1/sessions', {});
@@ -30,14 +30,17 @@ describe.each<Mode>(['embedded', 'distributed'])('received messages and the conv
     await sut?.close();
   });
 
-  it('records every kind a LID-addressed contact sends, with its number, once per network id', async () => {
+  it('records every kind a contact sends, with its number and its LID however the network names it, once per network id', async () => {
     const contact = newPhone('1777');
     const ours = await api.post('/v1/messages/text', { sessionId, to: contact, text: 'how can we help?' });
     const ourId = ours.body.data.messageId;
     await eventually(() => sut.emulator.messages(contact), (m) => m.length === 1);
     const ourNetworkId = (await sut.emulator.messages(contact))[0]!.id;
     const send = (body: object) => sut.emulator.send(contact, { to: me, ...body } as never);
-    await send({ text: 'hello', id: '3EB0E2E0000000000001' });
+    const hello = await send({ text: 'hello', id: '3EB0E2E0000000000001' });
+    // The network names the contact as this run's addressing says (the in-process emulator of the
+    // embedded mode reads SWITCHBOARD_EMULATOR_ADDRESSING, the distributed one is its own process).
+    expect(hello.from).toBe(addressing === 'lid' ? `9${contact}@lid` : `${contact}@s.whatsapp.net`);
     await send({ text: 'hello', id: '3EB0E2E0000000000001' }); // the network delivers it again
     await send({ text: 'about that', quotedMessageId: ourNetworkId });
     await send({ image: { base64: PNG.toString('base64'), caption: 'a pixel', mimetype: 'image/png' } });
@@ -110,26 +113,4 @@ describe.each<Mode>(['embedded', 'distributed'])('received messages and the conv
     expect((await stranger.get(`/v1/messages/${all[0].messageId}/media`)).status).toBe(404);
     expect((await stranger.get(`/v1/messages?contact=${contact}`)).body.data.messages).toEqual([]);
   });
-});
-
-describe('SWITCHBOARD_EMULATOR_ADDRESSING (embedded mode: the in-process emulator)', () => {
-  let sut: SwitchboardUnderTest;
-
-  afterAll(async () => {
-    await sut?.close();
-  });
-
-  it('pn: contacts name themselves by their number, and the history still shows it with the LID beside it', async () => {
-    sut = await startSwitchboardUnderTest('embedded', { env: { SWITCHBOARD_EMULATOR_ADDRESSING: 'pn' } });
-    const api = new ApiClient(sut.url, sut.apiKey);
-    const me = newPhone('1445');
-    const created = await api.post('/v1/sessions', {});
-    await sut.emulator.scan(created.body.data.qrCode, me);
-    await eventually(() => api.get(`/v1/sessions/${created.body.data.sessionId}`), (r) => r.body?.data?.status === 'connected');
-    const contact = newPhone('1778');
-    const sent = await sut.emulator.send(contact, { to: me, text: 'by number' });
-    expect(sent.from).toBe(`${contact}@s.whatsapp.net`);
-    const received = await eventually(() => api.get(`/v1/messages?direction=in&contact=${contact}`), (r) => r.body?.data?.messages?.length === 1);
-    expect(received.body.data.messages[0]).toMatchObject({ from: contact, fromLid: `9${contact}`, text: 'by number' });
-  }, 180_000);
 });

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually } from '../support/http.js';
-import { startSwitchboardUnderTest } from '../support/harness.js';
-import type { Mode, SwitchboardUnderTest } from '../support/harness.js';
+import { MODES_AND_ADDRESSINGS, startSwitchboardUnderTest } from '../support/harness.js';
+import type { SwitchboardUnderTest } from '../support/harness.js';
 import { MP3, MP4, PDF, PNG, pngOfSize, serveFiles, sha256 } from '../support/media.js';
 
 let counter = 0;
 const newPhone = (prefix: string) => `${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(counter++).padStart(4, '0')}`;
 
-describe.each<Mode>(['embedded', 'distributed'])('message endpoints over HTTP (%s mode)', (mode) => {
+describe.each(MODES_AND_ADDRESSINGS)('message endpoints over HTTP (%s mode, %s addressing)', (mode, addressing) => {
   let sut: SwitchboardUnderTest;
   let api: ApiClient;
   let sessionId: string;
@@ -18,7 +18,7 @@ describe.each<Mode>(['embedded', 'distributed'])('message endpoints over HTTP (%
   const readEventually = (messageId: string) => eventually(() => status(messageId), (r) => r.body?.data?.status === 'read');
 
   beforeAll(async () => {
-    sut = await startSwitchboardUnderTest(mode);
+    sut = await startSwitchboardUnderTest(mode, { addressing });
     api = new ApiClient(sut.url, sut.apiKey);
     files = await serveFiles({ '/report.pdf': { bytes: PDF, type: 'application/pdf' } });
     const created = await api.post('/v1/sessions', {});

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually } from '../support/http.js';
-import { startSwitchboardUnderTest } from '../support/harness.js';
-import type { Mode, SwitchboardUnderTest } from '../support/harness.js';
+import { MODES_AND_ADDRESSINGS, startSwitchboardUnderTest } from '../support/harness.js';
+import type { SwitchboardUnderTest } from '../support/harness.js';
 import { openEventStream, startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
 
 let counter = 0;
 const newPhone = (prefix: string) => `${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(counter++).padStart(4, '0')}`;
 
-describe.each<Mode>(['embedded', 'distributed'])('polls: sent over HTTP, voted by the contact, told as events (%s mode)', (mode) => {
+describe.each(MODES_AND_ADDRESSINGS)('polls: sent over HTTP, voted by the contact, told as events (%s mode, %s addressing)', (mode, addressing) => {
   let sut: SwitchboardUnderTest;
   let api: ApiClient;
   let receiver: WebhookReceiver;
@@ -27,7 +27,7 @@ describe.each<Mode>(['embedded', 'distributed'])('polls: sent over HTTP, voted b
   };
 
   beforeAll(async () => {
-    sut = await startSwitchboardUnderTest(mode);
+    sut = await startSwitchboardUnderTest(mode, { addressing });
     api = new ApiClient(sut.url, sut.apiKey);
     receiver = await startWebhookReceiver();
     const hook = await api.post('/v1/webhooks', { url: receiver.url, events: ['message.received'] });
@@ -63,8 +63,9 @@ describe.each<Mode>(['embedded', 'distributed'])('polls: sent over HTTP, voted b
     expect(live[0]!.data).toMatchObject({ id: first!.event.id, data: { pollVote: { pollMessageId: poll.messageId, options: ['Wednesday'] } } });
     await stream.close();
 
-    // The contact changes its mind, as a PN-addressed chat: the new vote replaces the old one.
-    await sut.emulator.send(contact, { to: me, pollVote: { pollMessageId: poll.networkId, options: ['Thursday'] }, addressing: 'pn' });
+    // The contact changes its mind from a chat addressed the other way (a PN chat on a LID network,
+    // a LID chat on a PN one): the new vote replaces the old one.
+    await sut.emulator.send(contact, { to: me, pollVote: { pollMessageId: poll.networkId, options: ['Thursday'] }, addressing: addressing === 'lid' ? 'pn' : 'lid' });
     const votes = await eventually(async () => votesOn(poll.messageId), (v) => v.length === 2);
     expect(votes.map((v) => (v.event.data['pollVote'] as { options: string[] }).options)).toEqual([['Wednesday'], ['Thursday']]);
   });

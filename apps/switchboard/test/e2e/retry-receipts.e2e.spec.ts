@@ -3,19 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually } from '../support/http.js';
-import { startEmulatorProcess, startSwitchboardUnderTest } from '../support/harness.js';
-import type { EmulatorProcess, Mode, SwitchboardUnderTest } from '../support/harness.js';
+import { MODES_AND_ADDRESSINGS, startEmulatorProcess, startSwitchboardUnderTest } from '../support/harness.js';
+import type { EmulatorProcess, SwitchboardUnderTest } from '../support/harness.js';
 
 let counter = 0;
 const newPhone = (prefix: string) => `${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(counter++).padStart(4, '0')}`;
 
 /**
- * A contact's phone that fails to decrypt asks for the message again (a retry receipt, LID
- * addressed as the network now does); Switchboard sends it again under the same id from the
+ * A contact's phone that fails to decrypt asks for the message again (a retry receipt, naming the
+ * contact by its LID as the network now does, or by its number as it did); Switchboard sends it again under the same id from the
  * message's own record (messaging's stream), so the status still reaches delivered, also when
  * the sessions process was killed between the send and the request.
  */
-describe.each<Mode>(['embedded', 'distributed'])('resends after failed decryptions (%s mode)', (mode) => {
+describe.each(MODES_AND_ADDRESSINGS)('resends after failed decryptions (%s mode, %s addressing)', (mode, addressing) => {
   let emulatorDir: string;
   let emulator: EmulatorProcess;
   let sut: SwitchboardUnderTest;
@@ -26,7 +26,7 @@ describe.each<Mode>(['embedded', 'distributed'])('resends after failed decryptio
 
   beforeAll(async () => {
     emulatorDir = mkdtempSync(join(tmpdir(), 'sb-retry-emulator-'));
-    emulator = await startEmulatorProcess(emulatorDir);
+    emulator = await startEmulatorProcess(emulatorDir, addressing);
     sut = await startSwitchboardUnderTest(mode, { emulator });
     api = new ApiClient(sut.url, sut.apiKey);
     const created = await api.post('/v1/sessions', {});

@@ -5,9 +5,21 @@ import { randomBytes } from 'node:crypto';
 import { PrivateNatsServer, closedLoopbackPort } from '@switchboard/bus/testing';
 import { createTestDatabase } from '@switchboard/eventstore/testing';
 import { EmulatorControlClient } from '@switchboard/chat-emulator';
+import type { Addressing } from '@switchboard/chat-emulator';
 import { NodeProcess, REPO_ROOT, waitUntilReady } from './processes.js';
 
 export type Mode = 'embedded' | 'distributed';
+
+/**
+ * Both modes in both addressings (`lid`: the network as it is now, contacts named by their LID;
+ * `pn`: as it was, by their number), for `describe.each` in the specs whose outcome hangs on how
+ * the network names a contact (sends and their receipts, inbound messages, polls, retry receipts).
+ * The other specs run in the emulator's default (`lid`); `SWITCHBOARD_EMULATOR_ADDRESSING=pn` in
+ * the test's environment runs any of them in `pn`.
+ */
+export const MODES_AND_ADDRESSINGS: ReadonlyArray<readonly [Mode, Addressing]> = [
+  ['embedded', 'lid'], ['distributed', 'lid'], ['embedded', 'pn'], ['distributed', 'pn'],
+];
 
 /** A running Switchboard reached only as its users reach it: HTTP, plus the emulated network. */
 export interface SwitchboardUnderTest {
@@ -88,12 +100,21 @@ export interface HarnessOptions {
    * shared data dir (one host only, one sessions replica).
    */
   eventStore?: 'postgres' | 'sqlite';
+  /**
+   * How the emulated network names contacts (`SWITCHBOARD_EMULATOR_ADDRESSING`): `lid` (the network
+   * as it is now) or `pn` (as it was). Unset: the emulator's default, or the variable in the test's
+   * own environment (`SWITCHBOARD_EMULATOR_ADDRESSING=pn npx vitest run …` runs a spec in `pn`).
+   * Not used with `emulator` (that process was started with its own).
+   */
+  addressing?: Addressing;
 }
 
 /** The emulator as `npm run emulator` runs it: its own process, reached over loopback. */
 export interface EmulatorProcess {
   wsUrl: string;
   controlUrl: string;
+  /** Its process id while it runs (benchmarks read its CPU). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -118,19 +139,27 @@ function baseEnv(dataDir: string, options: HarnessOptions) {
     SWITCHBOARD_PACING_GAP_MS: '0',
     SWITCHBOARD_PACING_NEW_CONTACT_GAP_MS: '0',
     LOG_LEVEL: 'warn',
+    ...(options.addressing ? { SWITCHBOARD_EMULATOR_ADDRESSING: options.addressing } : {}),
     ...options.env,
   };
   return { env, apiKey, adminKey };
 }
 
-export async function startEmulatorProcess(dataDir?: string): Promise<EmulatorProcess> {
+/** `addressing`: the emulator's `SWITCHBOARD_EMULATOR_ADDRESSING` (unset: as the test's environment says, else `lid`). */
+export async function startEmulatorProcess(dataDir?: string, addressing?: Addressing): Promise<EmulatorProcess> {
   const controlPort = await closedLoopbackPort();
   const emulator = new NodeProcess('chat-emulator', entry('tools/chat-emulator/dist/src/main.js'), {
     SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort), ...(dataDir ? { SWITCHBOARD_EMULATOR_DATA_DIR: dataDir } : {}),
+    ...(addressing ? { SWITCHBOARD_EMULATOR_ADDRESSING: addressing } : {}),
   });
   emulator.start();
   const [, wsUrl] = await emulator.waitForOutput(/WebSocket URL:\s+(\S+)/);
-  return { wsUrl: wsUrl!, controlUrl: `http://127.0.0.1:${controlPort}`, stop: () => emulator.stop() };
+  return {
+    wsUrl: wsUrl!, controlUrl: `http://127.0.0.1:${controlPort}`, stop: () => emulator.stop(),
+    get pid() {
+      return emulator.pid;
+    },
+  };
 }
 
 /** `npm start` as a child process: everything in one process, with its in-process emulator. */
@@ -182,7 +211,7 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
   // JetStream: the distributed mode keeps media blobs, chat credentials and the replica directory in it.
   const nats = await PrivateNatsServer.start({ jetstream: true });
   const database = (options.eventStore ?? 'postgres') === 'postgres' ? await createTestDatabase('sb_e2e') : undefined;
-  const emulator = options.emulator ?? (await startEmulatorProcess(join(dataDir, 'emulator')));
+  const emulator = options.emulator ?? (await startEmulatorProcess(join(dataDir, 'emulator'), options.addressing));
   const port = await closedLoopbackPort();
   const serviceEnv = {
     ...env,

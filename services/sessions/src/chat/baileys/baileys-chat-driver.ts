@@ -75,7 +75,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   readonly #receipts = new ReceiptTracker();
   readonly #recent = new BoundedMap<string, RecentMessage>(RECENT_MESSAGES);
   readonly #recipients = new RecipientDirectory();
-  readonly #lidSenders = new LidSenders();
+  readonly #lidSenders: LidSenders;
   #creds: AuthenticationCreds | undefined;
   /** Derived from the creds on first use (see poll-votes.ts); forgotten with them. */
   #pollSecrets: PollSecretKey | undefined;
@@ -102,6 +102,12 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     super();
     this.#options = options;
     this.#sends = new MessageSends(options.ackTimeoutMs);
+    // Held messages are kept with the credentials; after a logout (creds forgotten) nothing is written back.
+    const credentials = options.credentials;
+    this.#lidSenders = new LidSenders({
+      readRecord: (kind, keyId) => credentials.readRecord(kind, keyId),
+      writeRecords: async (rows) => (this.#creds ? credentials.writeRecords(rows) : undefined),
+    });
   }
 
   get sessionId(): string {
@@ -285,6 +291,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     socket.ev.on('messages.update', (updates) => this.#emitReceipts(this.#receipts.fromUpdates(updates)));
     socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(socket, messages, type));
     socket.ev.on('lid-mapping.update', ({ lid, pn }) => this.#emitAll(async () => this.#lidSenders.release(lid, pn)));
+    // Messages held before a restart: read back before this socket's first message, out now if the stored mapping names them.
+    this.#emitAll(() => this.#restoreHeld(socket));
     socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#sends.onAck(node));
     // An HTTP answer instead of the WebSocket upgrade (a blocking proxy, a refusal): Baileys would
     // wait out its connect timeout. End the attempt now; no status code, so it is not read as a
@@ -328,7 +336,14 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#emitReceipts(this.#receipts.fromUpserts(messages));
     if (type !== 'notify') return;
     const lidMapping = socket.signalRepository.lidMapping;
-    for (const message of messages) this.#emitAll(() => this.#lidSenders.name(message, (lid) => lidMapping.getPNForLID(lid)));
+    for (const message of messages) {
+      this.#emitAll(async () => [...(await this.#restoreHeld(socket)), ...(await this.#lidSenders.name(message, (lid) => lidMapping.getPNForLID(lid)))]);
+    }
+  }
+
+  /** The held messages of before a restart the stored mapping names (once; tried again while the store does not answer). */
+  #restoreHeld(socket: WASocket): Promise<WAMessage[]> {
+    return this.#lidSenders.restore((lid) => socket.signalRepository.lidMapping.getPNForLID(lid)).catch(() => []);
   }
 
   /**
@@ -342,6 +357,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
           const inbound = this.#received(message);
           if (inbound) await this.#emitInbound(inbound);
         }
+        // Told: no longer kept for after a restart (a failed removal only tells them again then).
+        await this.#lidSenders.forgetReleased();
       })
       // A listener's failure is its own: the messages after it still go out.
       .catch(() => undefined);

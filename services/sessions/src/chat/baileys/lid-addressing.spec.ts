@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startEmulator, type RunningEmulator } from '@switchboard/chat-emulator';
@@ -35,6 +36,15 @@ describe('LID-addressed contacts', () => {
 
   const statusesOf = (id: string) => receipts.filter((r) => r.id === id).map((r) => r.status);
   const readOn = (id: string) => nextEvent(driver, 'receipt', (r) => r.id === id && r.status === 'read', 10_000);
+  const atRest = () => Buffer.concat(readdirSync(chat.dataDir).filter((f) => f.startsWith('sessions.db')).map((f) => readFileSync(join(chat.dataDir, f))));
+  const heldRows = () => {
+    const db = new DatabaseSync(join(chat.dataDir, 'sessions.db'), { readOnly: true });
+    try {
+      return (db.prepare("SELECT COUNT(*) AS n FROM chat_credentials WHERE session_id = ? AND kind = 'lid-held'").get(sessionId) as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
   const inboundFrom = (phone: string) => nextEvent(driver, 'inbound', (m) => m.from === phone, 10_000);
 
   it('matches delivered and read receipts naming the LID to the message sent to the number', async () => {
@@ -111,6 +121,61 @@ describe('LID-addressed contacts', () => {
     } finally {
       driver.off('inbound', listener);
     }
+  });
+
+  it('keeps a held message across a restart, and tells it once, first, when the number arrives after it', async () => {
+    const to = uniquePhone('1448');
+    await chat.control.setContact(to, { deliverAfterMs: 20, readAfterMs: null });
+    const told: InboundEvent[] = [];
+    const listener = (event: InboundEvent) => event.fromLid === `9${to}` && told.push(event);
+    driver.on('inbound', listener);
+    await chat.control.send(to, { to: me, text: 'held while you restart', alternate: false });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(told).toEqual([]);
+    driver.off('inbound', listener);
+    const heardBy = Date.now();
+    // Kept with the credentials, sealed like them.
+    expect(heldRows()).toBeGreaterThan(0);
+    expect(atRest().includes(Buffer.from('held while you restart'))).toBe(false);
+
+    await driver.stop();
+    driver = chat.driver(sessionId);
+    driver.on('inbound', listener);
+    try {
+      const connected = nextEvent(driver, 'connected');
+      await driver.start();
+      await connected;
+      await chat.control.send(to, { to: me, text: 'here is my number' });
+      await expect.poll(() => told.length, { timeout: 5_000 }).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(told.map((m) => [m.from, m.content.type === 'text' ? m.content.text : m.content.type])).toEqual([
+        [to, 'held while you restart'],
+        [to, 'here is my number'],
+      ]);
+      expect(told[0]!.sentAt.getTime()).toBeLessThanOrEqual(heardBy);
+      await expect.poll(heldRows, { timeout: 2_000 }).toBe(0);
+    } finally {
+      driver.off('inbound', listener);
+    }
+  });
+
+  it('tells a held message at the restart when the mapping was stored meanwhile, with no message of the contact', async () => {
+    const to = uniquePhone('1448');
+    await chat.control.setContact(to, { deliverAfterMs: 20, readAfterMs: null });
+    await chat.control.send(to, { to: me, text: 'anyone there?', alternate: false });
+    await expect.poll(heldRows, { timeout: 5_000 }).toBeGreaterThan(0);
+    // The send's contact lookup stores the mapping (no lid-mapping.update: the held message stays held).
+    await driver.sendText(to, 'yes, who is this?');
+    await expect.poll(async () => (await chat.store.read(sessionId, 'lid-mapping', to))?.toString(), { timeout: 5_000 }).toContain(`9${to}`);
+
+    await driver.stop();
+    driver = chat.driver(sessionId);
+    const inbound = inboundFrom(to);
+    const connected = nextEvent(driver, 'connected');
+    await driver.start();
+    await connected;
+    expect(await inbound).toMatchObject({ from: to, fromLid: `9${to}`, content: { type: 'text', text: 'anyone there?' } });
+    await expect.poll(heldRows, { timeout: 2_000 }).toBe(0);
   });
 
   it("keeps Baileys 7's LID mapping and device lists in the credentials store, sealed like every key", async () => {

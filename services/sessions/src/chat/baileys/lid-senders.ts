@@ -1,23 +1,56 @@
-import { jidDecode } from '@whiskeysockets/baileys';
+import { BufferJSON, jidDecode } from '@whiskeysockets/baileys';
 import type { WAMessage } from '@whiskeysockets/baileys';
+import type { CredentialsRow } from '../credentials/credentials-store.js';
 import { senderOf, withNumber, withStoredNumber } from './translate-inbound.js';
 
 /** Messages held at most, all LIDs together; beyond it the oldest go (logged by nobody: see the README). */
 const MAX_HELD = 256;
+/** The credentials-store kind of held messages: one row per message, and at key id '' the list of them in arrival order. */
+export const HELD_KIND = 'lid-held';
+const INDEX_ID = '';
 
 /** Baileys' stored LID -> number mapping (`signalRepository.lidMapping.getPNForLID`). */
 export type NumberOfLid = (lidJid: string) => Promise<string | null | undefined>;
 
 /**
+ * Where held messages are kept: rows of the session's credentials store (`SessionCredentials`
+ * `readRecord` / `writeRecords`), sealed at rest like its keys and removed with them on logout.
+ */
+export interface HeldRecords {
+  readRecord(kind: string, keyId: string): Promise<Buffer | undefined>;
+  writeRecords(rows: readonly CredentialsRow[]): Promise<void>;
+}
+
+interface Held {
+  /** Its row's key id: `<lid user>/<message id>`. */
+  id: string;
+  lidUser: string;
+  message: WAMessage;
+}
+
+/**
  * Names contacts' messages by phone number when the network names the sender by LID. With the
  * number beside the LID (`sender_pn`) a message passes as it is; with the LID alone it is named
  * through the mapping on record (Baileys' `lid-mapping` keys, stored with the credentials); while
- * none is known it is held (in memory, bounded) until the number arrives: with a later message of
- * that LID, or Baileys' `lid-mapping.update`. Held messages go out first, in arrival order.
+ * none is known it is held (bounded) until the number arrives: with a later message of that LID,
+ * or Baileys' `lid-mapping.update`. Held messages go out first, in arrival order.
+ *
+ * With `records`, a held message is written there before `name()` resolves (the network has
+ * acknowledged it already), and it stays there until `forgetReleased()` after it went out: a
+ * restart reads them back (`restore()`), and those whose LID the stored mapping names by then go
+ * out at once. Callers serialize the calls (the driver runs them on its inbound chain).
  */
 export class LidSenders {
-  readonly #held = new Map<string, WAMessage[]>();
+  readonly #held = new Map<string, Held[]>();
   #count = 0;
+  /** Rows of messages released and not yet removed from the records. */
+  #released: string[] = [];
+  /** The stored list was read (or there is no record): the list may be written. */
+  #restored: boolean;
+
+  constructor(private readonly records?: HeldRecords) {
+    this.#restored = records === undefined;
+  }
 
   /** What to translate now, in order: the held messages this one names, then it (named), or nothing yet. */
   async name(message: WAMessage, numberOf: NumberOfLid): Promise<WAMessage[]> {
@@ -27,7 +60,7 @@ export class LidSenders {
     const named = await withStoredNumber(message, numberOf).catch(() => undefined);
     const phone = named && senderOf(named.key).phone;
     if (named && phone) return [...this.release(sender.lid, phone), named];
-    this.#hold(sender.lid, message);
+    await this.#hold(sender.lid, message);
     return [];
   }
 
@@ -38,23 +71,109 @@ export class LidSenders {
     if (!held) return [];
     this.#held.delete(lidUser);
     this.#count -= held.length;
+    this.#released.push(...held.map((h) => h.id));
     const pnJid = phone.includes('@') ? phone : `${phone}@s.whatsapp.net`;
-    return held.map((message) => withNumber(message, pnJid));
+    return held.map((h) => withNumber(h.message, pnJid));
+  }
+
+  /**
+   * Reads back the messages held before a restart (ahead of any held since), and releases those
+   * the stored mapping now names. A failed read is tried again on the next call; meanwhile new
+   * ones are held in memory only, so the stored list is not overwritten.
+   */
+  async restore(numberOf: NumberOfLid): Promise<WAMessage[]> {
+    if (this.#restored || !this.records) return [];
+    const records = this.records;
+    const ids = readJson<string[]>(await records.readRecord(HELD_KIND, INDEX_ID)) ?? [];
+    const stored = await Promise.all(ids.map(async (id) => ({ id, message: readJson<WAMessage>(await records.readRecord(HELD_KIND, id)) })));
+    const known = new Set([...this.#held.values()].flat().map((h) => h.id));
+    const since = [...this.#held.values()].flat();
+    this.#held.clear();
+    this.#count = 0;
+    const dropped: string[] = [];
+    for (const { id, message } of stored) if (message && !known.has(id)) dropped.push(...this.#add({ id, lidUser: id.slice(0, id.indexOf('/')), message }));
+    for (const h of since) dropped.push(...this.#add(h));
+    this.#restored = true;
+    const out: WAMessage[] = [];
+    for (const lidUser of [...this.#held.keys()]) {
+      const phone = await numberOf(`${lidUser}@lid`).catch(() => undefined);
+      if (phone) out.push(...this.release(lidUser, phone));
+    }
+    // Those held since (in memory only until now) written too; nothing stored and nothing held: nothing to write (a KV delete leaves a marker).
+    const stillHeld = new Set([...this.#held.values()].flat());
+    const rows = [...since.filter((h) => stillHeld.has(h)).map(heldRow), ...dropped.map(deletedRow)];
+    if (ids.length > 0 || since.length > 0) await this.#writeIndex(rows).catch(() => undefined);
+    return out;
+  }
+
+  /** Removes from the records the messages released so far (call once they went out); kept for the next call when it fails. */
+  async forgetReleased(): Promise<void> {
+    if (!this.records || this.#released.length === 0) return;
+    const released = this.#released;
+    this.#released = [];
+    try {
+      await this.#writeIndex(released.map(deletedRow));
+    } catch (error) {
+      this.#released.unshift(...released);
+      throw error;
+    }
   }
 
   get held(): number {
     return this.#count;
   }
 
-  #hold(lidUser: string, message: WAMessage): void {
-    const list = this.#held.get(lidUser) ?? [];
-    list.push(message);
-    this.#held.set(lidUser, list);
+  async #hold(lidUser: string, message: WAMessage): Promise<void> {
+    const id = `${lidUser}/${message.key.id ?? ''}`;
+    // The same message again (the network redelivered it): held once.
+    if (this.#held.get(lidUser)?.some((h) => h.id === id)) return;
+    const held = { id, lidUser, message };
+    const rows = [heldRow(held), ...this.#add(held).map(deletedRow)];
+    // Not written (the store away): held in memory all the same, as it was before restarts kept them.
+    await this.#writeIndex(rows).catch(() => undefined);
+  }
+
+  /** Adds one held message; the rows of those dropped to stay within `MAX_HELD`. */
+  #add(held: Held): string[] {
+    const list = this.#held.get(held.lidUser) ?? [];
+    list.push(held);
+    this.#held.set(held.lidUser, list);
     this.#count += 1;
-    if (this.#count <= MAX_HELD) return;
-    const [oldest, messages] = this.#held.entries().next().value as [string, WAMessage[]];
-    messages.shift();
+    if (this.#count <= MAX_HELD) return [];
+    const [oldest, messages] = this.#held.entries().next().value as [string, Held[]];
+    const gone = messages.shift()!;
     this.#count -= 1;
     if (messages.length === 0) this.#held.delete(oldest);
+    return [gone.id];
   }
+
+  /**
+   * Writes `rows` with the list of what is held now (message rows first, in one write). Before
+   * the stored list was read, nothing is written: it would overwrite that list.
+   */
+  async #writeIndex(rows: CredentialsRow[]): Promise<void> {
+    if (!this.records || !this.#restored) return;
+    const ids = [...this.#held.values()].flat().map((h) => h.id);
+    const index = ids.length > 0 ? Buffer.from(JSON.stringify(ids), 'utf8') : null;
+    await this.records.writeRecords([...rows, { kind: HELD_KIND, keyId: INDEX_ID, value: index }]);
+  }
+}
+
+function heldRow({ id, message }: Held): CredentialsRow {
+  return { kind: HELD_KIND, keyId: id, value: Buffer.from(JSON.stringify(message, messageReplacer), 'utf8') };
+}
+
+function deletedRow(id: string): CredentialsRow {
+  return { kind: HELD_KIND, keyId: id, value: null };
+}
+
+/** Bytes as Baileys stores them (`BufferJSON`); protobuf Longs (timestamps, sizes) as numbers. */
+function messageReplacer(key: string, value: unknown): unknown {
+  const long = value as { low?: unknown; high?: unknown; toNumber?: unknown } | null;
+  if (long && typeof long === 'object' && 'low' in long && 'high' in long && typeof long.toNumber === 'function') return (long as unknown as { toNumber(): number }).toNumber();
+  return BufferJSON.replacer(key, value);
+}
+
+function readJson<T>(bytes: Buffer | undefined): T | undefined {
+  return bytes ? (JSON.parse(bytes.toString('utf8'), BufferJSON.reviver) as T) : undefined;
 }

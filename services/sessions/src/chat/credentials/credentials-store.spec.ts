@@ -7,8 +7,10 @@ import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { initAuthCreds } from '@whiskeysockets/baileys';
+import type { WAMessage } from '@whiskeysockets/baileys';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SecretCipher, SecretDecryptionError } from '@switchboard/service-kit';
+import { LidSenders } from '../baileys/lid-senders.js';
 import { CREDS_KIND, credentialsAssociatedData, type CredentialsStore } from './credentials-store.js';
 import { KvCredentialsStore } from './kv-credentials-store.js';
 import { SessionCredentials } from './session-credentials.js';
@@ -163,6 +165,22 @@ describe.each([
     await session.keys.set({ session: { a: null } });
     expect(await session.keys.get('session', ['a'])).toEqual({});
     expect(await new SessionCredentials('ses_1', store).keys.get('session', ['a'])).toEqual({});
+    expect(await store.rowCount('ses_1')).toBe(0);
+  });
+
+  it('keeps LID-held messages for a reopened store, sealed, and forgets them once released', async () => {
+    const where = place();
+    const key = randomBytes(32);
+    const held = { key: { remoteJid: '915550009@lid', id: 'HELD1', fromMe: false }, message: { conversation: 'held text' }, messageTimestamp: 1_700_000_000 } as WAMessage;
+    const before = new LidSenders(new SessionCredentials('ses_1', await where.open(key)));
+    await before.restore(async () => undefined);
+    expect(await before.name(held, async () => undefined)).toEqual([]);
+
+    const store = await where.open(key);
+    const after = new LidSenders(new SessionCredentials('ses_1', store));
+    const released = await after.restore(async (lid) => (lid === '915550009@lid' ? '15550009@s.whatsapp.net' : undefined));
+    expect(released).toMatchObject([{ key: { id: 'HELD1', remoteJidAlt: '15550009@s.whatsapp.net' }, message: { conversation: 'held text' } }]);
+    await after.forgetReleased();
     expect(await store.rowCount('ses_1')).toBe(0);
   });
 

@@ -68,6 +68,16 @@ export class SessionCredentials {
     return this.store.write(this.sessionId, [{ kind: CREDS_KIND, keyId: '', value: serialize(creds) }]);
   }
 
+  /** A row of the driver's own (not Baileys'), kept and sealed like the keys, removed by `wipe()`; not cached. */
+  readRecord(kind: string, keyId: string): Promise<Buffer | undefined> {
+    return this.store.read(this.sessionId, kind, keyId);
+  }
+
+  /** Writes (a null value deletes) rows of the driver's own; resolves once durable. */
+  writeRecords(rows: readonly CredentialsRow[]): Promise<void> {
+    return this.store.write(this.sessionId, rows);
+  }
+
   /** Forgets everything in memory at once, then removes the stored rows (resolves once removed). */
   wipe(): Promise<void> {
     this.#generation += 1;
