@@ -18,6 +18,8 @@ const newPhone = (prefix: string) => `${prefix}${String(process.pid % 1000).padS
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 /** Words only the contents carry: none may be readable anywhere once erased. */
 const SECRETS = ['parcel code 7731', 'the blue door', 'Pickup point Zuid', 'door code 4411'];
+/** Any of them in a text (whole phrases: a random id may hold "4411"). */
+const ANY_SECRET = new RegExp(SECRETS.join('|'));
 
 /** Every file of a service's folder in the data dir, as bytes, with what each holds of `words`. */
 function wordsOnDisk(dir: string, words: readonly string[]): string[] {
@@ -97,7 +99,8 @@ describe.each<Mode>(['embedded', 'distributed'])('erasing an account\'s message 
     expect(history).toHaveLength(4);
     for (const item of history) expect(item).toMatchObject({ text: '[erased]', erased: true });
     expect(history.filter((m) => m['direction'] === 'out').map((m) => m['status'])).toEqual(['read', 'read', 'read']);
-    expect(JSON.stringify(history)).not.toMatch(/7731|blue door|Zuid|4411|"media":|"location":/);
+    expect(JSON.stringify(history)).not.toMatch(ANY_SECRET);
+    expect(JSON.stringify(history)).not.toMatch(/"media":|"location":/);
     const received = await api.get(`/v1/messages/${inbound.messageId}`);
     expect(received.body.data).toMatchObject({ messageId: inbound.messageId, direction: 'in', from: contact, type: 'text', text: '[erased]', erased: true });
     const media = await api.get(`/v1/messages/${sent[1]!.messageId}/media`);
@@ -117,7 +120,7 @@ describe.each<Mode>(['embedded', 'distributed'])('erasing an account\'s message 
     expect(facts.find((f) => f.type === 'MessageAccepted')).toMatchObject({ summary: expect.stringContaining('text [erased]'), data: { content: { type: 'text', erased: true } } });
     const account = await runCli(['audit', 'history', '--account', accountId], sut.dataDir, cliEnv);
     expect(account.stdout).toMatch(/MessageContentsErased +message-acc_/);
-    expect(account.stdout).not.toMatch(/7731|blue door|Zuid|4411/);
+    expect(account.stdout).not.toMatch(ANY_SECRET);
 
     // Idempotent: the same erasure again, nothing left to do.
     const again = await admin.post(`/v1/admin/accounts/${accountId}/erase`);

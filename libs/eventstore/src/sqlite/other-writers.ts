@@ -3,6 +3,9 @@ import type { FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
+/** Looks again after a report, ms after the previous look: a commit made visible this late is still seen at once. */
+const RECHECK_MS = [5, 25, 100, 400];
+
 /**
  * Tells when another connection (another process: the CLI, a second replica on the same file)
  * committed to a SQLite file, without polling: its commits write the `-wal` file, which the
@@ -10,38 +13,60 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
  * someone else's (it does not move for this connection's own commits, which wake this process's
  * subscriptions directly). Where the file system reports nothing (some network mounts), the
  * subscriptions' slow poll still finds the events.
+ *
+ * A commit's frames reach the `-wal` file before it becomes visible (the writer then updates the
+ * WAL index in shared memory, which the kernel does not report): a writer descheduled in between
+ * shows no new version at the first look. So each report is looked at again a few times over half
+ * a second (`RECHECK_MS`, restarted by every report) before the slow poll is all that is left.
  */
 export class OtherWriters {
   readonly #watcher: FSWatcher | undefined;
   readonly #dataVersion: StatementSync;
+  readonly #db: DatabaseSync;
+  readonly #onCommit: () => void;
   #seen: number;
-  #checking = false;
+  /** The next look at the version (an immediate, or a timer of `RECHECK_MS`). */
+  #pending: { cancel: () => void } | undefined;
   #closed = false;
 
   constructor(file: string, db: DatabaseSync, onCommit: () => void) {
+    this.#db = db;
+    this.#onCommit = onCommit;
     this.#dataVersion = db.prepare('PRAGMA data_version');
     this.#seen = this.#version();
     const wal = `${path.basename(file)}-wal`;
     try {
       // The folder, not the file: the -wal file is created, truncated and recreated by checkpoints.
       this.#watcher = watch(path.dirname(file), { persistent: false }, (_event, name) => {
-        if (name !== wal || this.#checking) return;
-        // One check per burst of writes: a commit is several writes to the -wal file.
-        this.#checking = true;
-        setImmediate(() => {
-          this.#checking = false;
-          if (!db.isOpen) return;
-          const version = this.#version();
-          if (version === this.#seen) return;
-          this.#seen = version;
-          onCommit();
-        });
+        if (name === wal) this.#reported();
       });
       // A folder removed under us (a test's temp dir): the poll is all that is left.
       this.#watcher.on('error', () => this.close());
     } catch {
       this.#watcher = undefined;
     }
+  }
+
+  /** A write to the -wal file: look at once (one look per burst of writes), then again per `RECHECK_MS`. */
+  #reported(): void {
+    this.#pending?.cancel();
+    const immediate = setImmediate(() => this.#look(0));
+    this.#pending = { cancel: () => clearImmediate(immediate) };
+  }
+
+  #look(looked: number): void {
+    this.#pending = undefined;
+    if (this.#closed || !this.#db.isOpen) return;
+    const version = this.#version();
+    if (version !== this.#seen) {
+      this.#seen = version;
+      this.#onCommit();
+    }
+    const delay = RECHECK_MS[looked];
+    if (delay === undefined) return;
+    const timer = setTimeout(() => this.#look(looked + 1), delay);
+    timer.unref();
+    this.#pending = { cancel: () => clearTimeout(timer) };
   }
 
   /** Whether the file system reports the file's writes (a watcher is set and has not failed). */
@@ -51,6 +76,7 @@ export class OtherWriters {
 
   close(): void {
     this.#closed = true;
+    this.#pending?.cancel();
     this.#watcher?.close();
   }
 

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OtherWriters } from '../src/sqlite/other-writers.js';
+
+let directory: string;
+beforeEach(() => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-other-writers-'));
+});
+afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The report of a write to the `-wal` file and the commit becoming visible are two steps: here they
+ * are pulled apart on purpose. The watched name (`watched.sqlite-wal`) is written by hand, and the
+ * commit lands on the database whose version is read 60 ms later, where no report follows it
+ * (as when a writer is descheduled between writing its frames and publishing them).
+ */
+describe('OtherWriters', () => {
+  function setUp() {
+    const file = path.join(directory, 'versions.sqlite');
+    const reader = new DatabaseSync(file);
+    const writer = new DatabaseSync(file);
+    writer.exec('CREATE TABLE t (n INTEGER)');
+    let commits = 0;
+    const watcher = new OtherWriters(path.join(directory, 'watched.sqlite'), reader, () => (commits += 1));
+    const report = () => fs.appendFileSync(path.join(directory, 'watched.sqlite-wal'), 'frames');
+    return { watcher, writer, reader, commits: () => commits, report };
+  }
+
+  it('sees a commit that becomes visible after the write was reported', async () => {
+    const { watcher, writer, reader, commits, report } = setUp();
+    try {
+      report();
+      await sleep(60);
+      writer.exec('INSERT INTO t VALUES (1)');
+      await expect.poll(commits, { timeout: 1_000, interval: 10 }).toBe(1);
+    } finally {
+      watcher.close();
+      writer.close();
+      reader.close();
+    }
+  });
+
+  it('tells nothing when a report brings no commit, nor after it is closed', async () => {
+    const { watcher, writer, reader, commits, report } = setUp();
+    try {
+      report();
+      await sleep(700);
+      expect(commits()).toBe(0);
+      report();
+      watcher.close();
+      writer.exec('INSERT INTO t VALUES (1)');
+      await sleep(700);
+      expect(commits()).toBe(0);
+    } finally {
+      writer.close();
+      reader.close();
+    }
+  });
+});
