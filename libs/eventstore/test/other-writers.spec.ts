@@ -45,6 +45,23 @@ describe('OtherWriters', () => {
     }
   });
 
+  it('looks again for a report that came while an earlier one was still being looked at', async () => {
+    const { watcher, writer, reader, commits, report } = setUp();
+    try {
+      report();
+      await sleep(300);
+      // The first report's looks end about 530 ms after it; this one's commit shows after that.
+      report();
+      await sleep(450);
+      writer.exec('INSERT INTO t VALUES (1)');
+      await expect.poll(commits, { timeout: 1_500, interval: 10 }).toBe(1);
+    } finally {
+      watcher.close();
+      writer.close();
+      reader.close();
+    }
+  });
+
   it('tells nothing when a report brings no commit, nor after it is closed', async () => {
     const { watcher, writer, reader, commits, report } = setUp();
     try {

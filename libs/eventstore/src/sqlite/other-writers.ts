@@ -17,7 +17,7 @@ const RECHECK_MS = [5, 25, 100, 400];
  * A commit's frames reach the `-wal` file before it becomes visible (the writer then updates the
  * WAL index in shared memory, which the kernel does not report): a writer descheduled in between
  * shows no new version at the first look. So each report is looked at again a few times over half
- * a second (`RECHECK_MS`, restarted by every report) before the slow poll is all that is left.
+ * a second (`RECHECK_MS`) before the slow poll is all that is left.
  */
 export class OtherWriters {
   readonly #watcher: FSWatcher | undefined;
@@ -25,8 +25,11 @@ export class OtherWriters {
   readonly #db: DatabaseSync;
   readonly #onCommit: () => void;
   #seen: number;
-  /** The next look at the version (an immediate, or a timer of `RECHECK_MS`). */
-  #pending: { cancel: () => void } | undefined;
+  /** The look of the writes reported in this turn (one per burst). */
+  #immediate: NodeJS.Immediate | undefined;
+  /** The next look of the current round of `RECHECK_MS`; reports meanwhile get a round after it. */
+  #recheck: NodeJS.Timeout | undefined;
+  #reportedDuringRecheck = false;
   #closed = false;
 
   constructor(file: string, db: DatabaseSync, onCommit: () => void) {
@@ -47,26 +50,42 @@ export class OtherWriters {
     }
   }
 
-  /** A write to the -wal file: look at once (one look per burst of writes), then again per `RECHECK_MS`. */
+  /**
+   * A write to the -wal file: a look at once, and a round of rechecks. The process's own commits are
+   * reported too (and never move the version), so a burst of them shares one round rather than
+   * starting one each: at most one timer is pending, a few looks a second under steady writes.
+   */
   #reported(): void {
-    this.#pending?.cancel();
-    const immediate = setImmediate(() => this.#look(0));
-    this.#pending = { cancel: () => clearImmediate(immediate) };
+    this.#immediate ??= setImmediate(() => {
+      this.#immediate = undefined;
+      this.#look();
+    });
+    if (this.#recheck === undefined) this.#recheckFrom(0);
+    else this.#reportedDuringRecheck = true;
   }
 
-  #look(looked: number): void {
-    this.#pending = undefined;
+  #recheckFrom(step: number): void {
+    const delay = RECHECK_MS[step];
+    if (delay === undefined) {
+      this.#recheck = undefined;
+      if (!this.#reportedDuringRecheck) return;
+      this.#reportedDuringRecheck = false;
+      this.#recheckFrom(0);
+      return;
+    }
+    this.#recheck = setTimeout(() => {
+      this.#look();
+      this.#recheckFrom(step + 1);
+    }, delay);
+    this.#recheck.unref();
+  }
+
+  #look(): void {
     if (this.#closed || !this.#db.isOpen) return;
     const version = this.#version();
-    if (version !== this.#seen) {
-      this.#seen = version;
-      this.#onCommit();
-    }
-    const delay = RECHECK_MS[looked];
-    if (delay === undefined) return;
-    const timer = setTimeout(() => this.#look(looked + 1), delay);
-    timer.unref();
-    this.#pending = { cancel: () => clearTimeout(timer) };
+    if (version === this.#seen) return;
+    this.#seen = version;
+    this.#onCommit();
   }
 
   /** Whether the file system reports the file's writes (a watcher is set and has not failed). */
@@ -76,7 +95,8 @@ export class OtherWriters {
 
   close(): void {
     this.#closed = true;
-    this.#pending?.cancel();
+    clearImmediate(this.#immediate);
+    clearTimeout(this.#recheck);
     this.#watcher?.close();
   }
 
