@@ -220,6 +220,12 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
   showTyping(to: PhoneNumber, ms: number): Promise<void>;
   /** Whether `phone` has an account on the network (asked over this connection), with its LID when named. */
   lookupContact(phone: PhoneNumber): Promise<ContactLookup>;
+  /**
+   * Switchboard recorded the received message `networkMessageId` (it is in the outbox to messaging):
+   * the driver's own copy may go. A message the driver keeps until then (a LID-only message held for
+   * its sender's number) is told again after a restart or crash that came first.
+   */
+  inboundRecorded(networkMessageId: string): void;
   /** Unlinks this device from the phone and wipes its stored credentials. */
   logout(): Promise<void>;
   /**

@@ -200,7 +200,10 @@ export class ConnectionRegistry implements ConnectionListener {
     const to = connection.phone;
     if (!to) return this.deps.logger.warn({ sessionId }, 'received message before the linked number was known; not recorded');
     // Not awaited, like receipts: its media is fetched, then it is in the outbox until messaging records it.
-    void this.deps.forwarder.inbound(accountId, sessionId, to, inbound).catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, 'received message not forwarded'));
+    void this.deps.forwarder.inbound(accountId, sessionId, to, inbound).then(
+      () => connection.driver.inboundRecorded(inbound.id),
+      (error: unknown) => this.deps.logger.warn({ err: error, sessionId }, 'received message not forwarded'),
+    );
   }
 
   /**

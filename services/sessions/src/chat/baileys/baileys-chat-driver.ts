@@ -163,6 +163,12 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     await this.#loggedOut().catch(() => undefined);
   }
 
+  inboundRecorded(networkMessageId: string): void {
+    this.#lidSenders.recorded(networkMessageId);
+    // On the inbound chain: the held rows' list is written by one step at a time.
+    this.#inbound = this.#inbound.then(() => this.#lidSenders.forgetRecorded()).catch(() => undefined);
+  }
+
   async showTyping(to: PhoneNumber, ms: number): Promise<void> {
     const socket = this.#requireOpenSocket();
     const jid = await this.#recipients.requireOnNetwork(socket, to);
@@ -291,8 +297,6 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     socket.ev.on('messages.update', (updates) => this.#emitReceipts(this.#receipts.fromUpdates(updates)));
     socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(socket, messages, type));
     socket.ev.on('lid-mapping.update', ({ lid, pn }) => this.#emitAll(async () => this.#lidSenders.release(lid, pn)));
-    // Messages held before a restart: read back before this socket's first message, out now if the stored mapping names them.
-    this.#emitAll(() => this.#restoreHeld(socket));
     socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#sends.onAck(node));
     // An HTTP answer instead of the WebSocket upgrade (a blocking proxy, a refusal): Baileys would
     // wait out its connect timeout. End the attempt now; no status code, so it is not read as a
@@ -357,8 +361,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
           const inbound = this.#received(message);
           if (inbound) await this.#emitInbound(inbound);
         }
-        // Told: no longer kept for after a restart (a failed removal only tells them again then).
-        await this.#lidSenders.forgetReleased();
+        // Held ones recorded since: no longer kept for after a restart (a failed removal only tells them again then).
+        await this.#lidSenders.forgetRecorded();
       })
       // A listener's failure is its own: the messages after it still go out.
       .catch(() => undefined);
@@ -435,6 +439,9 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#sends.rewriteOn(socket, (error) => this.#writeFailure(socket, error));
     const phone = jidDecode(this.#creds?.me?.id)?.user;
     if (phone) this.emit('connected', { phone, ...(reconnected ? { reconnected } : {}) });
+    // Messages held before a restart, told after `connected` (a received message is recorded under
+    // the linked number, known from then on); out now if the stored mapping names their senders.
+    this.#emitAll(() => this.#restoreHeld(socket));
   }
 
   #onClose(error: (Error & { output?: { statusCode?: number } }) | undefined): void {

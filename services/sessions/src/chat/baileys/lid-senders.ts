@@ -36,15 +36,18 @@ interface Held {
  * or Baileys' `lid-mapping.update`. Held messages go out first, in arrival order.
  *
  * With `records`, a held message is written there before `name()` resolves (the network has
- * acknowledged it already), and it stays there until `forgetReleased()` after it went out: a
- * restart reads them back (`restore()`), and those whose LID the stored mapping names by then go
- * out at once. Callers serialize the calls (the driver runs them on its inbound chain).
+ * acknowledged it already), and it stays there until Switchboard recorded it (`recorded()`, then
+ * `forgetRecorded()`): a restart or a crash before that reads it back (`restore()`) and tells it
+ * again (recording a received message twice keeps one), and those whose LID the stored mapping
+ * names by then go out at once. Callers serialize the calls (the driver runs them on its inbound chain).
  */
 export class LidSenders {
   readonly #held = new Map<string, Held[]>();
   #count = 0;
-  /** Rows of messages released and not yet removed from the records. */
-  #released: string[] = [];
+  /** Row ids of the messages released and not recorded yet, by network message id. */
+  readonly #released = new Map<string, string>();
+  /** Rows of messages recorded and not yet removed from the records. */
+  #recorded: string[] = [];
   /** The stored list was read (or there is no record): the list may be written. */
   #restored: boolean;
 
@@ -71,7 +74,7 @@ export class LidSenders {
     if (!held) return [];
     this.#held.delete(lidUser);
     this.#count -= held.length;
-    this.#released.push(...held.map((h) => h.id));
+    for (const h of held) this.#released.set(h.message.key.id ?? '', h.id);
     const pnJid = phone.includes('@') ? phone : `${phone}@s.whatsapp.net`;
     return held.map((h) => withNumber(h.message, pnJid));
   }
@@ -106,15 +109,23 @@ export class LidSenders {
     return out;
   }
 
-  /** Removes from the records the messages released so far (call once they went out); kept for the next call when it fails. */
-  async forgetReleased(): Promise<void> {
-    if (!this.records || this.#released.length === 0) return;
-    const released = this.#released;
-    this.#released = [];
+  /** Switchboard recorded the message `networkMessageId`: a held one's row may go (`forgetRecorded`). */
+  recorded(networkMessageId: string): void {
+    const row = this.#released.get(networkMessageId);
+    if (row === undefined) return;
+    this.#released.delete(networkMessageId);
+    this.#recorded.push(row);
+  }
+
+  /** Removes from the records the messages recorded so far; kept for the next call when it fails. */
+  async forgetRecorded(): Promise<void> {
+    if (!this.records || this.#recorded.length === 0) return;
+    const recorded = this.#recorded;
+    this.#recorded = [];
     try {
-      await this.#writeIndex(released.map(deletedRow));
+      await this.#writeIndex(recorded.map(deletedRow));
     } catch (error) {
-      this.#released.unshift(...released);
+      this.#recorded.unshift(...recorded);
       throw error;
     }
   }
@@ -153,7 +164,8 @@ export class LidSenders {
    */
   async #writeIndex(rows: CredentialsRow[]): Promise<void> {
     if (!this.records || !this.#restored) return;
-    const ids = [...this.#held.values()].flat().map((h) => h.id);
+    // Released ones stay listed until recorded: a restart before that tells them again.
+    const ids = [...this.#released.values(), ...[...this.#held.values()].flat().map((h) => h.id)];
     const index = ids.length > 0 ? Buffer.from(JSON.stringify(ids), 'utf8') : null;
     await this.records.writeRecords([...rows, { kind: HELD_KIND, keyId: INDEX_ID, value: index }]);
   }

@@ -54,7 +54,7 @@ describe('held messages kept with the credentials', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reads back what was held before a restart, ahead of what was held since, and forgets what went out', async () => {
+  it('reads back what was held before a restart, ahead of what was held since, and forgets what was recorded', async () => {
     const before = new LidSenders(new SessionCredentials('ses_1', store));
     await before.restore(unknown);
     // As the network's stanza decodes: the timestamp a protobuf Long.
@@ -69,11 +69,18 @@ describe('held messages kept with the credentials', () => {
     expect(await after.restore(async (lid) => (lid === '915550006@lid' ? '15550006@s.whatsapp.net' : undefined))).toMatchObject([
       { key: { id: 'other', remoteJidAlt: '15550006@s.whatsapp.net' } },
     ]);
-    await after.forgetReleased();
+    after.recorded('other');
+    await after.forgetRecorded();
     const out = await after.name(byLid('915550005', 'third', '15550005'), unknown);
     expect(out.map((m) => m.key.id)).toEqual(['first', 'second', 'third']);
     expect(Number(out[0]!.messageTimestamp)).toBe(1_700_000_000);
-    await after.forgetReleased();
+    // Told, not recorded yet (messaging away, a crash): kept, and told again after a restart.
+    await after.forgetRecorded();
+    expect(await store.rowCount('ses_1')).toBeGreaterThan(0);
+    const restarted = new LidSenders(new SessionCredentials('ses_1', store));
+    expect((await restarted.restore(async (lid) => (lid === '915550005@lid' ? '15550005@s.whatsapp.net' : undefined))).map((m) => m.key.id)).toEqual(['first', 'second']);
+    for (const id of ['first', 'second', 'third']) restarted.recorded(id);
+    await restarted.forgetRecorded();
     expect(await store.rowCount('ses_1')).toBe(0);
   });
 

@@ -168,7 +168,7 @@ describe.each([
     expect(await store.rowCount('ses_1')).toBe(0);
   });
 
-  it('keeps LID-held messages for a reopened store, sealed, and forgets them once released', async () => {
+  it('keeps LID-held messages for a reopened store, sealed, and forgets them once recorded', async () => {
     const where = place();
     const key = randomBytes(32);
     const held = { key: { remoteJid: '915550009@lid', id: 'HELD1', fromMe: false }, message: { conversation: 'held text' }, messageTimestamp: 1_700_000_000 } as WAMessage;
@@ -180,7 +180,8 @@ describe.each([
     const after = new LidSenders(new SessionCredentials('ses_1', store));
     const released = await after.restore(async (lid) => (lid === '915550009@lid' ? '15550009@s.whatsapp.net' : undefined));
     expect(released).toMatchObject([{ key: { id: 'HELD1', remoteJidAlt: '15550009@s.whatsapp.net' }, message: { conversation: 'held text' } }]);
-    await after.forgetReleased();
+    after.recorded('HELD1');
+    await after.forgetRecorded();
     expect(await store.rowCount('ses_1')).toBe(0);
   });
 
