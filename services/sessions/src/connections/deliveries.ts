@@ -165,11 +165,19 @@ function replyOf(record: SentRecord): DeliverMessageReply {
   return { messageId: record.messageId, networkMessageId: record.networkMessageId, sentAt: record.sentAt, ...(record.from ? { from: record.from } : {}) };
 }
 
-async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, media: MediaSource): Promise<SentMessage> {
+/** Exported for its unit test. */
+export async function sendContent(driver: ChatDriver, command: DeliverMessageCommand, media: MediaSource): Promise<SentMessage> {
   const { to, content, quoted } = command;
   const options = { id: networkMessageIdFor(command.messageId) };
-  // Before the send, so its acknowledgement keeps its whole deadline.
-  if (command.typing) await driver.showTyping(to, typingMs(typedLength(content)));
+  // Before the send, so its acknowledgement keeps its whole deadline. "typing…" is a courtesy: a
+  // chat state the network did not take fails neither the message nor its charge (nothing was
+  // sent); the send itself says what the connection can do. A recipient not on the network, or a
+  // connection being restored, still ends the delivery here, as not sent.
+  if (command.typing) {
+    await driver.showTyping(to, typingMs(typedLength(content))).catch((error: unknown) => {
+      if (!(error instanceof ChatNetworkError)) throw error;
+    });
+  }
   switch (content.type) {
     case 'text':
       return driver.sendText(to, content.text, quoted ? { ...options, quotedId: quoted.networkMessageId } : options);
