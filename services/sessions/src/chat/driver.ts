@@ -192,7 +192,13 @@ export type OutgoingContent =
  * not decrypt a message asks for again (a retry receipt), also after a restart. Undefined when the
  * message is unknown, or its content was erased: it must not go out again.
  */
-export type SentContentSource = (networkMessageId: string) => Promise<OutgoingContent | undefined>;
+export type SentContentSource = (networkMessageId: string) => Promise<SentContentRecord | undefined>;
+
+/** A message as it was sent: to whom (only they may have it again), and what. */
+export interface SentContentRecord {
+  to: PhoneNumber;
+  content: OutgoingContent;
+}
 
 /** What a driver is made with besides its session id. */
 export interface DriverOptions {

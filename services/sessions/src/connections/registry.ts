@@ -1,6 +1,6 @@
 import type { SessionEvent, SessionRef } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
-import type { ChatDriver, ConnectedEvent, DisconnectedEvent, DriverOptions, InboundEvent, OutgoingContent, PairingCodeEvent, QrEvent, ReceiptEvent } from '../chat/index.js';
+import type { ChatDriver, ConnectedEvent, DisconnectedEvent, DriverOptions, InboundEvent, PairingCodeEvent, QrEvent, ReceiptEvent, SentContentRecord } from '../chat/index.js';
 import type { SessionCommand } from '../session/commands.js';
 import type { ActivityRecorder } from './activity.js';
 import { LiveConnection } from './live-connection.js';
@@ -21,7 +21,7 @@ export interface RegistryDeps {
   reachability: NetworkReachability;
   createDriver(sessionId: string, options?: DriverOptions): ChatDriver;
   /** What the session sent, by network id, for resends its recipients ask for (`SentContent`); unset = recent sends only. */
-  sentContent?(accountId: string, sessionId: string, networkMessageId: string): Promise<OutgoingContent | undefined>;
+  sentContent?(accountId: string, sessionId: string, networkMessageId: string): Promise<SentContentRecord | undefined>;
   /** Removes the session's stored chat credentials (a closed session never reconnects). */
   wipeCredentials(sessionId: string): void;
   /** How long ending a session waits for the network to confirm its logout before going on. */

@@ -2,7 +2,7 @@ import { MessagingSubjects } from '@switchboard/contracts';
 import type { DeliverMessageCommand } from '@switchboard/contracts';
 import { callService } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
-import type { OutgoingContent } from '../chat/index.js';
+import type { OutgoingContent, SentContentRecord } from '../chat/index.js';
 import type { MediaSource } from './media-source.js';
 
 /** Baileys waits for the answer while handling the receipt: a resend is not worth a long stall. */
@@ -20,10 +20,10 @@ export class SentContent {
     private readonly media: Pick<MediaSource, 'bytes'>,
   ) {}
 
-  async find(accountId: string, sessionId: string, networkMessageId: string): Promise<OutgoingContent | undefined> {
+  async find(accountId: string, sessionId: string, networkMessageId: string): Promise<SentContentRecord | undefined> {
     const request = { accountId, sessionId, networkMessageId };
     const { message } = await callService(this.bus, MessagingSubjects.sentContent, request, { timeoutMs: REQUEST_TIMEOUT_MS, accountId });
-    return message ? outgoingContent(message, this.media) : undefined;
+    return message ? { to: message.to, content: await outgoingContent(message, this.media) } : undefined;
   }
 }
 

@@ -325,8 +325,11 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     const me = this.#creds?.me;
     if (!socket || !me) return undefined;
     try {
-      const content = await source(id);
-      if (!content) return undefined;
+      const sent = await source(id);
+      // Only the recipient (or one of our own devices) may have it again: a contact who learnt
+      // another message's id (from a quote) must not get it re-encrypted to them.
+      if (!sent || !(await this.#askedByRecipient(socket, key, sent.to))) return undefined;
+      const content = sent.content;
       const jid = key.remoteJid ?? me.id;
       const context = { jid, messageId: id, userJid: me.id, quoted: (quotedId: string) => this.#quoted(jid, quotedId), pollSecret: (pollId: string) => pollMessageSecret(this.#pollKey(), pollId) };
       return await messageToResend(socket, content, context);
@@ -334,6 +337,19 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
       // The record could not be read (messaging away) or the media not uploaded: the phone may ask again.
       return undefined;
     }
+  }
+
+  /** Whether the retry receipt came from `to`'s chat (by number, or by the LID the stored mapping names), or from our own devices. */
+  async #askedByRecipient(socket: WASocket, key: WAMessageKey, to: PhoneNumber): Promise<boolean> {
+    const asker = jidDecode(key.remoteJid ?? undefined);
+    if (!asker) return false;
+    const me = this.#creds?.me;
+    const own = [jidDecode(me?.id)?.user, jidDecode(me?.lid)?.user];
+    if (own.includes(asker.user)) return true;
+    if (asker.server === 's.whatsapp.net') return asker.user === to;
+    if (asker.server !== 'lid') return false;
+    const phone = await socket.signalRepository.lidMapping.getPNForLID(`${asker.user}@lid`).catch(() => undefined);
+    return jidDecode(phone ?? undefined)?.user === to;
   }
 
   #onUpsert(socket: WASocket, messages: WAMessage[], type: string): void {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { startEmulator, type RunningEmulator } from '@switchboard/chat-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatDriver, OutgoingContent, ReceiptEvent, SentContentSource } from '../driver.js';
+import type { ChatDriver, ReceiptEvent, SentContentRecord, SentContentSource } from '../driver.js';
 import { nextEvent } from '../testing/driver-events.js';
 import { ChatFixture, uniquePhone } from '../testing/chat-fixture.js';
 import { waitForReceived } from '../testing/emulator-control.js';
@@ -20,7 +20,7 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
   const me = uniquePhone();
   const sessionId = `ses_retry_${addressing}`;
   /** What the session sent, by network id; `erased` ids are answered as unknown. */
-  const record = new Map<string, OutgoingContent>();
+  const record = new Map<string, SentContentRecord>();
   const erased = new Set<string>();
   const asked: string[] = [];
   const sentContent: SentContentSource = async (id) => {
@@ -51,7 +51,7 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
   it('sends a text again after two failed decryptions: shown once, then delivered', async () => {
     const to = await contact({ failDecryptNext: 2 });
     const id = `3EB0${'A'.repeat(19)}${addressing === 'lid' ? '1' : '2'}`;
-    record.set(id, { type: 'text', text: 'can you read me now?' });
+    record.set(id, { to, content: { type: 'text', text: 'can you read me now?' } });
     const delivered = deliveredOn(driver, id);
     await driver.sendText(to, 'can you read me now?', { id });
     await delivered;
@@ -64,7 +64,7 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
     const id = `3EB0${'B'.repeat(19)}${addressing === 'lid' ? '1' : '2'}`;
     const bytes = Buffer.from(`document bytes ${'y'.repeat(2000)} ${addressing}`);
     const media = { kind: 'document' as const, bytes, mimetype: 'application/pdf', filename: 'terms.pdf', caption: 'the terms' };
-    record.set(id, { type: 'media', media });
+    record.set(id, { to, content: { type: 'media', media } });
     const delivered = deliveredOn(driver, id);
     await driver.sendMedia(to, media, { id });
     await delivered;
@@ -78,7 +78,7 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
     // so the network holds the retry receipt until the next connection logs in.
     const to = await contact({ failDecryptNext: 1, deliverAfterMs: 1_500 });
     const id = `3EB0${'C'.repeat(19)}${addressing === 'lid' ? '1' : '2'}`;
-    record.set(id, { type: 'text', text: 'sent before the restart' });
+    record.set(id, { to, content: { type: 'text', text: 'sent before the restart' } });
     await driver.sendText(to, 'sent before the restart', { id });
     await driver.stop();
     expect(await chat.control.messages(to)).toEqual([]);
@@ -92,10 +92,23 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
     driver = restarted;
   });
 
+  it('does not send a message again to a contact it was not sent to (the record names another recipient)', async () => {
+    const to = await contact({ failDecryptNext: 1 });
+    const id = `3EB0${'E'.repeat(19)}${addressing === 'lid' ? '1' : '2'}`;
+    record.set(id, { to: uniquePhone('1447'), content: { type: 'text', text: 'for someone else' } });
+    const receipts: ReceiptEvent[] = [];
+    driver.on('receipt', (r) => r.id === id && receipts.push(r));
+    await driver.sendText(to, 'for someone else', { id });
+    await expect.poll(() => asked.includes(id), { timeout: 5_000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await chat.control.messages(to)).toEqual([]);
+    expect(receipts).toEqual([]);
+  });
+
   it('does not send an erased (or unknown) message again: nothing shown, never delivered', async () => {
     const to = await contact({ failDecryptNext: 1 });
     const id = `3EB0${'D'.repeat(19)}${addressing === 'lid' ? '1' : '2'}`;
-    record.set(id, { type: 'text', text: 'erased after sending' });
+    record.set(id, { to, content: { type: 'text', text: 'erased after sending' } });
     erased.add(id);
     const receipts: ReceiptEvent[] = [];
     driver.on('receipt', (r) => r.id === id && receipts.push(r));
