@@ -56,6 +56,10 @@ describe.each(adapters)('messaged contacts in %s', (_name, open) => {
     expect(await again.seen(ACC, OTHER_SES, '15551230001')).toBeUndefined();
     expect(await again.seen(OTHER_ACC, SES, '15551230001')).toBeUndefined();
     expect(await again.lastNewContactAt(ACC, OTHER_SES)).toBeUndefined();
+    // A contact who wrote first is known from then on, but no first message to a new contact was sent.
+    await again.remember(ACC, SES, '15551230003', t + 4_000, false);
+    expect(await again.seen(ACC, SES, '15551230003')).toBe(t + 4_000);
+    expect(await again.lastNewContactAt(ACC, SES)).toBe(t + 2_000);
     await again.close();
   });
 });
@@ -79,4 +83,14 @@ it('forgets, at the next start, numbers not messaged within the retention (SQLit
   expect(await reopened.seen(ACC, SES, '15551230100')).toBeUndefined();
   expect(await reopened.seen(ACC, SES, '15551230101')).toBeDefined();
   await reopened.close();
+});
+
+it('counts a number as new again once the retention passes in a process that keeps running (SQLite)', async () => {
+  let now = Date.now();
+  const contacts = new SqliteMessagedContacts(join(dir, 'running.sqlite'), () => now);
+  await contacts.remember(ACC, SES, '15551230200', now, true);
+  expect(await contacts.seen(ACC, SES, '15551230200')).toBe(now);
+  now += MESSAGED_RETENTION_MS + 1;
+  expect(await contacts.seen(ACC, SES, '15551230200')).toBeUndefined();
+  await contacts.close();
 });
