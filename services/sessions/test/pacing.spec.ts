@@ -110,6 +110,20 @@ describe('safe pacing of a session’s sends', () => {
     expect(got[0]).toMatchObject({ text: `late ${c}`, repeats: 0 });
   }, 60_000);
 
+  it('does not send a queued message its sender stopped asking for (it gave up on it), and the line goes on', async () => {
+    const { accountId, sessionId } = await pacedSession('enterprise');
+    const asked = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
+    const abandoned = uniquePhone();
+    const sending = asked.map((to) => send(accountId, sessionId, to, `wanted ${to}`));
+    // Its turn comes after five new-contact gaps (≥ 6 s): asked once, answered queued, never asked again.
+    const once = h.call(SessionsSubjects.send, { accountId, sessionId, messageId: `msg_${ulid()}`, to: abandoned, content: { type: 'text' as const, text: 'given up' } });
+    await expect(once).rejects.toSatisfy((error: ApiError) => isQueued(error));
+    await Promise.all(sending);
+    const after = await send(accountId, sessionId, uniquePhone(), 'after the one given up');
+    expect(after.reply.networkMessageId).toBeTruthy();
+    expect(await h.control.messages(abandoned)).toEqual([]);
+  }, 60_000);
+
   it('does not treat a contact that wrote first as new: replies go at the ordinary gap', async () => {
     const { accountId, sessionId, phone } = await pacedSession('enterprise');
     const contacts = [uniquePhone(), uniquePhone(), uniquePhone()];

@@ -18,7 +18,17 @@ import type { ConnectionRegistry } from './registry.js';
 /** Where a send under way stands: `queued` while it waits its turn under the session's pacing. */
 interface Progress {
   queued: boolean;
+  /** When messaging last asked for it (epoch ms): it asks again each time it is answered `queued`. */
+  askedAt: number;
 }
+
+/**
+ * A queued message nobody asked about for this many send deadlines is not sent when its turn
+ * comes: messaging, answered `queued`, asks again after one deadline, so silence this long means
+ * it gave up on it (recorded it failed, refunded it) and a send now would deliver a message its
+ * client was told failed.
+ */
+const UNASKED_DEADLINES = 3;
 
 /** One send under way here. */
 interface Attempt {
@@ -52,8 +62,9 @@ export class Deliveries {
     // Keyed with the account and session so no other caller can share or read it.
     const key = `${command.accountId}/${command.sessionId}/${command.messageId}`;
     let attempt = this.inFlight.get(key);
-    if (!attempt) {
-      const progress: Progress = { queued: false };
+    if (attempt) attempt.progress.askedAt = Date.now();
+    else {
+      const progress: Progress = { queued: false, askedAt: Date.now() };
       const done = this.deliverOnce(command, progress).finally(() => this.inFlight.delete(key));
       // Whoever asked may have been answered `queued` and gone: the outcome is the sent log's then.
       done.catch(() => undefined);
@@ -91,6 +102,9 @@ export class Deliveries {
     const turn = await this.turn(command, progress);
     let reply: DeliverMessageReply;
     try {
+      if (this.pacing && Date.now() - progress.askedAt > UNASKED_DEADLINES * this.pacing.answerQueuedAfterMs) {
+        throw notSentError('Nobody waits for this message any more (its sender gave up on it while it waited its turn); it was not sent.');
+      }
       // The session may have dropped or moved while the message waited its turn.
       connection = this.registry.get(command.sessionId) === connection ? connection : await this.linked(command);
       reply = { ...(await this.send(connection.driver, command)), ...(connection.phone ? { from: connection.phone } : {}) };
