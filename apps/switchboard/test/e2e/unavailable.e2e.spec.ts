@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NatsBus, NoResponderError } from '@switchboard/bus';
+import { MessagingSubjects } from '@switchboard/contracts';
 import { ApiClient, eventually } from '../support/http.js';
 import { startSwitchboardUnderTest } from '../support/harness.js';
 import type { ClusterControls, SwitchboardUnderTest } from '../support/harness.js';
@@ -59,8 +61,27 @@ describe('a service or the bus gone (distributed mode)', () => {
     expect(received.map((m) => m.text)).toEqual(['after the outage']);
   }, 120_000);
 
+  /**
+   * Resolves once NATS itself answers "no responders" on `subject`: the server drops a killed
+   * process's subscriptions when it reads the closed socket, which on a loaded machine can come
+   * a moment after the process is gone (a request in between waits for its deadline).
+   */
+  async function untilNobodyServes(subject: string): Promise<void> {
+    const probe = await NatsBus.connect({ servers: sut.natsUrl!, name: 'unavailable-e2e-probe' });
+    try {
+      for (const giveUpAt = Date.now() + 10_000; Date.now() < giveUpAt; ) {
+        const outcome = await probe.request(subject, {}, { timeoutMs: 250 }).catch((error: unknown) => error);
+        if (outcome instanceof NoResponderError) return;
+      }
+      throw new Error(`NATS still routes ${subject} to a responder 10 s after the kill`);
+    } finally {
+      await probe.close();
+    }
+  }
+
   it('answers 503 at once when nobody serves the send (no responders), not at a deadline', async () => {
     await cluster.kill('messaging');
+    await untilNobodyServes(MessagingSubjects.sendText.subject);
     try {
       const [refused, tookMs] = await timed(text(newPhone('1667'), 'nobody home'));
       expect(refused.status).toBe(503);
