@@ -13,7 +13,7 @@ import type { Node } from './wire.js';
  */
 export const handOutDeviceBundle = (network: Network, device: LinkedDevice): PreKeyBundle => {
   const bundle = takeDeviceBundle(device);
-  network.changed();
+  network.deviceChanged(device.phone);
   if (bundle.preKey && device.preKeyCount < PRE_KEYS_LOW) network.online.get(device.phone)?.send(preKeyCountNotification(device.preKeyCount));
   return bundle;
 };

@@ -24,7 +24,7 @@ const answerEncrypt = (ctx: IqContext, iq: Node): Node => {
   if (iq.attrs.type === 'get' && first?.tag === 'key') return answerBundles(ctx.network, ctx.self, iq);
   if (child(iq, 'list')) applyPreKeyUpload(ctx.self, iq);
   else if (first?.tag === 'rotate') applySignedPreKey(ctx.self, child(first, 'skey'));
-  ctx.network.changed();
+  ctx.network.deviceChanged(ctx.self.phone);
   return iqResult(iq);
 };
 

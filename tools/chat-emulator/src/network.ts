@@ -1,6 +1,7 @@
 import { Logins } from './logins.js';
 import { DEFAULT_CONTACT, lidForPhone } from './model.js';
 import type { ContactSettings, LinkedDevice, ReceivedMessage } from './model.js';
+import type { NetworkSnapshot } from './network-journal.js';
 import { fileArrival, logFromLines } from './received-log.js';
 import type { ArrivedMessage } from './received-log.js';
 import { SignalPeer } from './signal-peer.js';
@@ -56,7 +57,7 @@ export class Network {
 
   constructor(private readonly store: StateStore | undefined, minVersion?: WaVersion) {
     this.minVersion = minVersion;
-    const saved = store?.loadNetwork();
+    const saved = store?.openNetwork(() => this.snapshot());
     for (const device of saved?.devices ?? []) this.devices.set(device.phone, device);
     for (const [phone, n] of Object.entries(saved?.deviceCounters ?? {})) this.deviceCounters.set(phone, n);
     for (const [phone, c] of Object.entries(saved?.contacts ?? {})) this.contacts.set(phone, c);
@@ -94,7 +95,7 @@ export class Network {
 
   setContact(pn: string, settings: ContactSettings): void {
     this.contacts.set(pn, settings);
-    this.changed();
+    this.store?.saveNetworkChange(`contact:${pn}`, () => ({ kind: 'contact', phone: pn, settings: this.contacts.get(pn) ?? settings }));
   }
 
   /** A number is on WhatsApp if it has a linked device or its contact settings say so. */
@@ -105,6 +106,7 @@ export class Network {
   nextDeviceId(phone: string): number {
     const next = (this.deviceCounters.get(phone) ?? 0) + 1;
     this.deviceCounters.set(phone, next);
+    this.store?.saveNetworkChange(`deviceCounter:${phone}`, () => ({ kind: 'deviceCounter', phone, lastDeviceId: this.deviceCounters.get(phone) ?? next }));
     return next;
   }
 
@@ -112,24 +114,32 @@ export class Network {
     this.devices.set(device.phone, device);
     this.outboxes.delete(device.phone);
     this.logins.linked(device.phone);
-    this.changed();
+    this.deviceChanged(device.phone);
   }
 
   unlink(phone: string): LinkedDevice | undefined {
     const device = this.devices.get(phone);
     this.devices.delete(phone);
     this.outboxes.delete(phone);
-    this.changed();
+    this.deviceChanged(phone);
     return device;
   }
 
-  /** Call after mutating a device record in place. */
-  changed(): void {
-    this.store?.saveNetwork(() => ({
+  /**
+   * Call after mutating the device linked to `phone` in place. What is saved is the device linked
+   * to the number when the turn ends (none, if it was unlinked meanwhile), never a stale record.
+   */
+  deviceChanged(phone: string): void {
+    this.store?.saveNetworkChange(`device:${phone}`, () => ({ kind: 'device', phone, device: this.devices.get(phone) ?? null }));
+  }
+
+  /** Everything the journal's snapshot holds, as it is now. */
+  private snapshot(): NetworkSnapshot {
+    return {
       devices: [...this.devices.values()],
       deviceCounters: Object.fromEntries(this.deviceCounters),
       contacts: Object.fromEntries(this.contacts),
-    }));
+    };
   }
 
   received(pn: string): ReceivedMessage[] {

@@ -1,7 +1,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BufferJSON } from '@whiskeysockets/baileys';
-import type { ContactSettings, LinkedDevice, ReceivedMessage } from './model.js';
+import type { ReceivedMessage } from './model.js';
+import { NetworkJournal } from './network-journal.js';
+import type { NetworkChange, NetworkSnapshot } from './network-journal.js';
 import type { PeerSnapshot } from './signal-peer.js';
 
 /** The network's own keys: they must survive restarts or clients stop trusting it. */
@@ -18,21 +20,19 @@ export interface IdentitySnapshot {
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
-export interface NetworkSnapshot {
-  devices: LinkedDevice[];
-  deviceCounters: Record<string, number>;
-  contacts: Record<string, ContactSettings>;
-}
-
 /**
  * Files under the data directory: JSON documents written atomically (temp file + rename) at the
- * end of the event-loop turn that changed them, and one append-only JSON-lines inbox per contact.
- * The network must not forget a device it just linked: the in-process emulator dies with a
- * SIGKILLed Switchboard, and on restart that device has to log in again as on the real network.
- * Writing once per turn (not on a timer) keeps that window to the turn itself.
+ * end of the event-loop turn that changed them, the network's journal (a turn's changed records in
+ * one append), and one append-only JSON-lines inbox per contact. The network must not forget a
+ * device it just linked: the in-process emulator dies with a SIGKILLed Switchboard, and on restart
+ * that device has to log in again as on the real network. Writing once per turn (not on a timer)
+ * keeps that window to the turn itself.
  */
 export class StateStore {
   private readonly dirty = new Map<string, () => string>();
+  /** Network records changed this turn, by record: each is saved once, as it is when the turn ends. */
+  private readonly networkChanges = new Map<string, () => NetworkChange>();
+  private network: NetworkJournal | undefined;
   private timer: NodeJS.Immediate | undefined;
 
   constructor(private readonly dir: string) {
@@ -47,12 +47,16 @@ export class StateStore {
     this.writeNow('identity.json', JSON.stringify(identity, null, 2));
   }
 
-  loadNetwork(): NetworkSnapshot {
-    return this.readJson<NetworkSnapshot>('network.json') ?? { devices: [], deviceCounters: {}, contacts: {} };
+  /** The saved devices, device counters and contacts; `current` is the live state, for compactions. */
+  openNetwork(current: () => NetworkSnapshot): NetworkSnapshot {
+    this.network = new NetworkJournal(this.dir, current);
+    return this.network.open();
   }
 
-  saveNetwork(produce: () => NetworkSnapshot): void {
-    this.markDirty('network.json', () => JSON.stringify(produce()));
+  /** `record` names one device, device counter or contact (`device:<phone>`, ...). */
+  saveNetworkChange(record: string, produce: () => NetworkChange): void {
+    this.networkChanges.set(record, produce);
+    this.scheduleFlush();
   }
 
   loadPeer(pn: string): PeerSnapshot | undefined {
@@ -89,10 +93,17 @@ export class StateStore {
     const pending = [...this.dirty];
     this.dirty.clear();
     for (const [file, produce] of pending) this.writeNow(file, produce());
+    const changes = [...this.networkChanges.values()].map((produce) => produce());
+    this.networkChanges.clear();
+    if (changes.length > 0) this.network?.append(changes);
   }
 
   private markDirty(file: string, produce: () => string): void {
     this.dirty.set(file, produce);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
     this.timer ??= setImmediate(() => this.flush());
   }
 
