@@ -18,6 +18,8 @@
  * `embeddedPn` (`distributed` / `distributedPn`) with sends/s, latency and server CPU per send
  * (`emulatorCpuMsPerSend` beside it: the emulator's own, not part of Switchboard's cost).
  * The raw Baileys ceiling is measured in the default addressing only.
+ * BENCH_EVENTSTORE: the distributed mode's event stores, `postgres` (default, as the manifests
+ * run it: a database of its own, dropped after) or `sqlite` (a file per service on this host).
  */
 import { fileURLToPath } from 'node:url';
 import { ApiClient, eventually } from '../test/support/http.js';
@@ -38,6 +40,8 @@ for (const a of ADDRESSING) if (a !== 'lid' && a !== 'pn') throw new Error(`BENC
 const resultKey = (mode: Mode, addressing: Addressing) => (addressing === 'lid' ? mode : `${mode}Pn`);
 const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
+const EVENT_STORE = process.env['BENCH_EVENTSTORE'] ?? 'postgres';
+if (EVENT_STORE !== 'postgres' && EVENT_STORE !== 'sqlite') throw new Error(`BENCH_EVENTSTORE: postgres or sqlite, got ${EVENT_STORE}`);
 const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY };
 
 async function rawBaileys() {
@@ -81,7 +85,7 @@ async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
 async function pipeline(mode: Mode, addressing: Addressing) {
   const emulator = await startEmulatorProcess(undefined, addressing);
   const env: Record<string, string> = { LOG_LEVEL: 'error', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) };
-  const sut = await startSwitchboardUnderTest(mode, { emulator, env });
+  const sut = await startSwitchboardUnderTest(mode, { emulator, env, eventStore: EVENT_STORE });
   try {
     const sender = await linkedSender(sut, `1555777${mode === 'embedded' ? '0001' : '0002'}`);
     await runLoad(50, 1, sender.send);
