@@ -36,12 +36,15 @@ const CONTACT = '15559990001';
 const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
 const ADDRESSING = (process.env['BENCH_ADDRESSING'] ?? 'lid').split(',').filter(Boolean) as Addressing[];
 for (const a of ADDRESSING) if (a !== 'lid' && a !== 'pn') throw new Error(`BENCH_ADDRESSING: lid and/or pn, got ${a}`);
+function eventStoreOf(name: string): 'postgres' | 'sqlite' {
+  if (name !== 'postgres' && name !== 'sqlite') throw new Error(`BENCH_EVENTSTORE: postgres or sqlite, got ${name}`);
+  return name;
+}
 /** Where the figures of `mode` in `addressing` go: `embedded` (lid, as before) or `embeddedPn`. */
 const resultKey = (mode: Mode, addressing: Addressing) => (addressing === 'lid' ? mode : `${mode}Pn`);
 const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
-const EVENT_STORE = process.env['BENCH_EVENTSTORE'] ?? 'postgres';
-if (EVENT_STORE !== 'postgres' && EVENT_STORE !== 'sqlite') throw new Error(`BENCH_EVENTSTORE: postgres or sqlite, got ${EVENT_STORE}`);
+const EVENT_STORE = eventStoreOf(process.env['BENCH_EVENTSTORE'] ?? 'postgres');
 const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY };
 
 async function rawBaileys() {
