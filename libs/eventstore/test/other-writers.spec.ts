@@ -5,12 +5,6 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OtherWriters } from '../src/sqlite/other-writers.js';
 
-let directory: string;
-beforeEach(() => {
-  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-other-writers-'));
-});
-afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -20,62 +14,55 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * (as when a writer is descheduled between writing its frames and publishing them).
  */
 describe('OtherWriters', () => {
-  function setUp() {
+  let directory: string;
+  let reader: DatabaseSync;
+  let writer: DatabaseSync;
+  let watcher: OtherWriters;
+  let commits = 0;
+  const report = () => fs.appendFileSync(path.join(directory, 'watched.sqlite-wal'), 'frames');
+  const commit = () => writer.exec('INSERT INTO t VALUES (1)');
+
+  beforeEach(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-other-writers-'));
     const file = path.join(directory, 'versions.sqlite');
-    const reader = new DatabaseSync(file);
-    const writer = new DatabaseSync(file);
+    reader = new DatabaseSync(file);
+    writer = new DatabaseSync(file);
     writer.exec('CREATE TABLE t (n INTEGER)');
-    let commits = 0;
-    const watcher = new OtherWriters(path.join(directory, 'watched.sqlite'), reader, () => (commits += 1));
-    const report = () => fs.appendFileSync(path.join(directory, 'watched.sqlite-wal'), 'frames');
-    return { watcher, writer, reader, commits: () => commits, report };
-  }
+    commits = 0;
+    watcher = new OtherWriters(path.join(directory, 'watched.sqlite'), reader, () => (commits += 1));
+  });
+  afterEach(() => {
+    watcher.close();
+    writer.close();
+    reader.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
 
   it('sees a commit that becomes visible after the write was reported', async () => {
-    const { watcher, writer, reader, commits, report } = setUp();
-    try {
-      report();
-      await sleep(60);
-      writer.exec('INSERT INTO t VALUES (1)');
-      await expect.poll(commits, { timeout: 1_000, interval: 10 }).toBe(1);
-    } finally {
-      watcher.close();
-      writer.close();
-      reader.close();
-    }
+    report();
+    await sleep(60);
+    commit();
+    await expect.poll(() => commits, { timeout: 1_000, interval: 10 }).toBe(1);
   });
 
   it('looks again for a report that came while an earlier one was still being looked at', async () => {
-    const { watcher, writer, reader, commits, report } = setUp();
-    try {
-      report();
-      await sleep(300);
-      // The first report's looks end about 530 ms after it; this one's commit shows after that.
-      report();
-      await sleep(450);
-      writer.exec('INSERT INTO t VALUES (1)');
-      await expect.poll(commits, { timeout: 1_500, interval: 10 }).toBe(1);
-    } finally {
-      watcher.close();
-      writer.close();
-      reader.close();
-    }
+    report();
+    await sleep(300);
+    // The first report's looks end about 530 ms after it; this one's commit shows after that.
+    report();
+    await sleep(450);
+    commit();
+    await expect.poll(() => commits, { timeout: 1_500, interval: 10 }).toBe(1);
   });
 
   it('tells nothing when a report brings no commit, nor after it is closed', async () => {
-    const { watcher, writer, reader, commits, report } = setUp();
-    try {
-      report();
-      await sleep(700);
-      expect(commits()).toBe(0);
-      report();
-      watcher.close();
-      writer.exec('INSERT INTO t VALUES (1)');
-      await sleep(700);
-      expect(commits()).toBe(0);
-    } finally {
-      writer.close();
-      reader.close();
-    }
+    report();
+    await sleep(700);
+    expect(commits).toBe(0);
+    report();
+    watcher.close();
+    commit();
+    await sleep(700);
+    expect(commits).toBe(0);
   });
 });

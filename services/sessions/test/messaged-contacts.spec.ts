@@ -92,5 +92,8 @@ it('counts a number as new again once the retention passes in a process that kee
   expect(await contacts.seen(ACC, SES, '15551230200')).toBe(now);
   now += MESSAGED_RETENTION_MS + 1;
   expect(await contacts.seen(ACC, SES, '15551230200')).toBeUndefined();
+  // Messaged again as a new contact (its old row still there until the next start): the new-contact gap counts from now.
+  await contacts.remember(ACC, SES, '15551230200', now, true);
+  expect(await contacts.lastNewContactAt(ACC, SES)).toBe(now);
   await contacts.close();
 });

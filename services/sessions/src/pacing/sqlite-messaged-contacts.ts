@@ -34,7 +34,8 @@ export class SqliteMessagedContacts implements MessagedContacts {
     this.#seen = this.#db.prepare('SELECT seen_at FROM messaged_contacts WHERE session_id = ? AND contact_hash = ? AND account_id = ? AND seen_at >= ?');
     this.#upsert = this.#db.prepare(
       'INSERT INTO messaged_contacts (account_id, session_id, contact_hash, first_at, seen_at) VALUES (?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (session_id, contact_hash) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at)',
+        // A first message to a number already on record: it was past the retention, so new again.
+        'ON CONFLICT (session_id, contact_hash) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at), first_at = max(first_at, excluded.first_at)',
     );
     this.#lastNew = this.#db.prepare('SELECT max(first_at) AS at FROM messaged_contacts WHERE session_id = ? AND account_id = ? AND first_at > 0');
   }
@@ -44,7 +45,7 @@ export class SqliteMessagedContacts implements MessagedContacts {
     return row?.seen_at;
   }
 
-  /** `first_at` is kept from the first record: the latest of them is the last first message to a new contact. */
+  /** The latest `first_at` of a session is its last first message to a new contact. */
   async remember(accountId: string, sessionId: string, phone: string, at: number, newContact: boolean): Promise<void> {
     this.#upsert.run(accountId, sessionId, contactHash(phone), newContact ? at : 0, at);
   }
