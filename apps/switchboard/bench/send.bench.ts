@@ -20,13 +20,19 @@
  * The raw Baileys ceiling is measured in the default addressing only.
  * BENCH_EVENTSTORE: the distributed mode's event stores, `postgres` (default, as the manifests
  * run it: a database of its own, dropped after) or `sqlite` (a file per service on this host).
+ * In the distributed mode `natsServerCpuMsPerSend` is the private nats-server's CPU per send, apart
+ * from Switchboard's own processes (as the emulator's is).
+ * BENCH_PROFILE_DIR: also profile every process under test over each measured window
+ * (`<mode>-<sequential|concurrent>-<process>.cpuprofile`, its top functions printed).
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
 import type { Addressing } from '@switchboard/chat-emulator';
 import { FullGcLog, ownCpuPerTask, processCpuMs, serverCpuPerTask, soak, workPerTask } from './process-metrics.js';
+import { InspectorProfiler } from './cpu-profile.js';
 import { linkRawBaileys, sendUntilAcked } from './raw-baileys.js';
 import { runLoad } from './stats.js';
 
@@ -45,6 +51,7 @@ const resultKey = (mode: Mode, addressing: Addressing) => (addressing === 'lid' 
 const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
 const EVENT_STORE = eventStoreOf(process.env['BENCH_EVENTSTORE'] ?? 'postgres');
+const PROFILE_DIR = process.env['BENCH_PROFILE_DIR'];
 const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY };
 
 async function rawBaileys() {
@@ -87,8 +94,18 @@ async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
 
 async function pipeline(mode: Mode, addressing: Addressing) {
   const emulator = await startEmulatorProcess(undefined, addressing);
-  const env: Record<string, string> = { LOG_LEVEL: 'error', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) };
-  const sut = await startSwitchboardUnderTest(mode, { emulator, env, eventStore: EVENT_STORE });
+  const nodeOptions = [NODE_OPTIONS, PROFILE_DIR ? '--inspect=127.0.0.1:0' : undefined].filter(Boolean).join(' ');
+  const env: Record<string, string> = { LOG_LEVEL: 'error', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) };
+  const inspectorUrls = new Map<string, string>();
+  const onOutput = (name: string, chunk: string) => {
+    const url = /Debugger listening on (ws:\/\/\S+)/.exec(chunk)?.[1];
+    if (url && !inspectorUrls.has(name)) inspectorUrls.set(name, url);
+  };
+  const sut = await startSwitchboardUnderTest(mode, { emulator, env, eventStore: EVENT_STORE, onOutput });
+  const profilers = await Promise.all([...inspectorUrls].map(async ([name, url]) => ({ name, profiler: await InspectorProfiler.connect(url) })));
+  /** `run` under every process's profiler (none without BENCH_PROFILE_DIR). */
+  const profiled = <T>(window: string, run: () => Promise<T>): Promise<T> =>
+    profilers.reduce<() => Promise<T>>((inner, { name, profiler }) => () => profiler.during(join(PROFILE_DIR!, `${mode}-${window}-${name}.cpuprofile`), inner), run)();
   try {
     const sender = await linkedSender(sut, `1555777${mode === 'embedded' ? '0001' : '0002'}`);
     await runLoad(50, 1, sender.send);
@@ -103,15 +120,24 @@ async function pipeline(mode: Mode, addressing: Addressing) {
       return result;
     };
     // The emulator's CPU apart (not Switchboard's cost, but LID addressing changes its work too).
+    // The distributed mode's nats-server apart too: not a Switchboard process, but a cost of running
+    // the mode (PostgreSQL's own CPU is not counted).
+    const natsPid = sut.pidOf('nats-server');
+    const cpuPerSendOf = (pid: number, before: number) => +((processCpuMs(pid) - before) / SENDS).toFixed(2);
     const measured = async <T>(run: () => Promise<T>) => {
-      const emulatorBefore = processCpuMs(emulator.pid!);
+      const [emulatorBefore, natsBefore] = [processCpuMs(emulator.pid!), natsPid === undefined ? 0 : processCpuMs(natsPid)];
       const figures = await serverCpuPerTask(pids, SENDS, () => (mode === 'embedded' ? workPerTask(sut.url, SENDS, run) : settled(run)));
-      return { ...figures, emulatorCpuMsPerSend: +((processCpuMs(emulator.pid!) - emulatorBefore) / SENDS).toFixed(2) };
+      return {
+        ...figures,
+        ...(natsPid === undefined ? {} : { natsServerCpuMsPerSend: cpuPerSendOf(natsPid, natsBefore) }),
+        emulatorCpuMsPerSend: cpuPerSendOf(emulator.pid!, emulatorBefore),
+      };
     };
-    const sequential = await measured(() => runLoad(SENDS, 1, sender.send));
-    const concurrent = await measured(() => runLoad(SENDS, CONCURRENCY, sender.send));
+    const sequential = await measured(() => profiled('sequential', () => runLoad(SENDS, 1, sender.send)));
+    const concurrent = await measured(() => profiled('concurrent', () => runLoad(SENDS, CONCURRENCY, sender.send)));
     results[resultKey(mode, addressing)] = { addressing, sequential, concurrent };
   } finally {
+    for (const { profiler } of profilers) profiler.close();
     await sut.close();
     await emulator.stop();
   }

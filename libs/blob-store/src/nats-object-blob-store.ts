@@ -1,5 +1,5 @@
 import { connect } from '@nats-io/transport-node';
-import { natsConnectOptions } from '@switchboard/bus';
+import { natsServiceConnectionOptions } from '@switchboard/bus';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm } from '@nats-io/obj';
 import type { ObjectStore } from '@nats-io/obj';
@@ -33,7 +33,7 @@ export class NatsObjectBlobStore implements BlobStore {
   ) {}
 
   static async connect(options: NatsObjectBlobStoreOptions): Promise<NatsObjectBlobStore> {
-    const connection = await connect({ ...natsConnectOptions(options.servers), name: options.name ?? 'blob-store' });
+    const connection = await connect(natsServiceConnectionOptions(options.servers, options.name ?? 'blob-store'));
     try {
       return await NatsObjectBlobStore.onConnection(connection, options, true);
     } catch (error) {

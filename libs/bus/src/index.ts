@@ -25,7 +25,7 @@ export type { RemoteErrorBody } from './errors.js';
 export type { ReplyEnvelope } from './envelope.js';
 export { InProcessBus } from './in-process-bus.js';
 export type { InProcessBusOptions } from './in-process-bus.js';
-export { NatsBus, natsConnectOptions, parseServers } from './nats-bus.js';
+export { NatsBus, natsConnectOptions, natsServiceConnectionOptions, parseServers } from './nats-bus.js';
 export type { NatsBusOptions } from './nats-bus.js';
 export { createBus } from './create-bus.js';
 export type { CreateBusOptions } from './create-bus.js';

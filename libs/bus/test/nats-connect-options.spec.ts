@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { natsConnectOptions } from '../src/nats-bus.js';
+import { natsConnectOptions, natsServiceConnectionOptions } from '../src/nats-bus.js';
 
 describe('SWITCHBOARD_NATS_URL as the NATS client takes it', () => {
   it('takes the user and password out of the URL (nats.js ignores them there), percent-decoded', () => {
@@ -13,5 +13,18 @@ describe('SWITCHBOARD_NATS_URL as the NATS client takes it', () => {
 
   it('refuses a list naming two users', () => {
     expect(() => natsConnectOptions('nats://a:x@n1:4222,nats://b:y@n2:4222')).toThrow('more than one NATS user');
+  });
+
+  it('makes every service connection the same way: credentials from the URL, reconnecting for good, no per-request stack traces', () => {
+    expect(natsServiceConnectionOptions('nats://quota:secret@nats:4222', 'quota')).toEqual({
+      servers: ['nats://nats:4222'],
+      user: 'quota',
+      pass: 'secret',
+      name: 'quota',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: false,
+      noAsyncTraces: true,
+    });
   });
 });

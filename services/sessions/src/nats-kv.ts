@@ -1,4 +1,4 @@
-import { natsConnectOptions } from '@switchboard/bus';
+import { natsServiceConnectionOptions } from '@switchboard/bus';
 import { Kvm } from '@nats-io/kv';
 import type { KV, KvOptions } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
@@ -10,7 +10,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
  * must not leave the credentials or the sent log unreachable for good.
  */
 export async function connectNats(natsUrl: string, name: string): Promise<NatsConnection> {
-  return connect({ ...natsConnectOptions(natsUrl), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: false });
+  return connect(natsServiceConnectionOptions(natsUrl, name));
 }
 
 /**

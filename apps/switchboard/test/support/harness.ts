@@ -34,8 +34,8 @@ export interface SwitchboardUnderTest {
   readonly dataDir: string;
   /** Distributed mode: `SWITCHBOARD_NATS_URL` of every process (the private server), for the CLI. */
   readonly natsUrl?: string;
-  /** Process id of `name` (`switchboard` in embedded mode, a service in distributed mode), while it runs. */
-  pidOf(name: 'switchboard' | ServiceProcess): number | undefined;
+  /** Process id of `name` (`switchboard` in embedded mode, a service or the private `nats-server` in distributed mode), while it runs. */
+  pidOf(name: 'switchboard' | ServiceProcess | 'nats-server'): number | undefined;
   /**
    * SIGKILL the process that holds the chat connections, then start it again (with `env` over its
    * variables, for this start only); resolves once `/readyz` answers 200.
@@ -269,7 +269,7 @@ export async function startDistributed(options: HarnessOptions = {}): Promise<Sw
   };
   return {
     mode: 'distributed', url, apiKey, adminKey, dataDir, natsUrl: nats.url,
-    pidOf: (name) => processes.find((p) => p.name === name)?.pid,
+    pidOf: (name) => (name === 'nats-server' ? nats.pid : processes.find((p) => p.name === name)?.pid),
     emulator: new EmulatorControlClient(emulator.controlUrl),
     crashAndRestartSessions: async (restartEnv) => {
       await sessions.kill();

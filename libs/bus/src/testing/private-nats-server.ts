@@ -45,6 +45,11 @@ export class PrivateNatsServer {
     return `nats://127.0.0.1:${this.port}`;
   }
 
+  /** The running server's process id (benchmarks read its CPU). */
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
   /** Starts the server on the same port (again) and waits until it accepts connections. */
   async restart(): Promise<void> {
     const jetstream = this.storeDir === undefined ? [] : ['-js', '-sd', this.storeDir];

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { natsConnectOptions } from '@switchboard/bus';
+import { natsServiceConnectionOptions } from '@switchboard/bus';
 import { InvalidSecretKeyError, KEY_CHECK_FILE, resolveSecretKey, SECRET_KEY_FILE, serviceDataDir } from '@switchboard/service-kit';
 import { ContentKeys } from './content-keys.js';
 import type { DataKeyStore } from './data-key-store.js';
@@ -46,7 +46,7 @@ export async function openContentKeys(config: ContentKeysConfig, options: { ifEx
   if (embedded) store = new SqliteDataKeyStore(dataKeysFile(config.dataDir));
   else {
     // A connection of its own that reconnects for as long as the process lives, as the sessions' KV buckets have.
-    connection = await connect({ ...natsConnectOptions(config.natsUrl!), name: 'messaging-data-keys', maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: false });
+    connection = await connect(natsServiceConnectionOptions(config.natsUrl!, 'messaging-data-keys'));
     try {
       store = await KvDataKeyStore.open(connection);
     } catch (error) {
