@@ -228,9 +228,9 @@ export function natsConnectOptions(servers: string | string[]): { servers: strin
  * store's, the data keys'): credentials out of the URL, reconnecting for as long as the process
  * lives, and without async traces. With them nats.js builds two errors with stack traces
  * (RequestError, TimeoutError) for every request and every JetStream publish or KV put, just in
- * case it fails: about a fifth of the CPU at 64 bus requests in flight, and ~0.3 ms per send in
- * sessions (its KV puts and outbox publishes). Our errors carry the subject, which is what a
- * failed request needs.
+ * case it fails: about a fifth of the CPU at 64 bus requests in flight (bus bench). For the
+ * sessions' KV puts and outbox publishes a profile showed them, but bench:send's CPU per send did
+ * not move measurably. Our errors carry the subject, which is what a failed request needs.
  */
 export function natsServiceConnectionOptions(servers: string | string[], name: string | undefined): ConnectionOptions {
   return {
