@@ -22,6 +22,8 @@
  * run it: a database of its own, dropped after) or `sqlite` (a file per service on this host).
  * In the distributed mode `natsServerCpuMsPerSend` is the private nats-server's CPU per send, apart
  * from Switchboard's own processes (as the emulator's is).
+ * BENCH_RECEIPTS=off: the contact sends no delivered or read receipts (default on), so a run shows
+ * what the receipts of a send cost beside one with them.
  * BENCH_PROFILE_DIR: also profile every process under test over each measured window
  * (`<mode>-<sequential|concurrent>-<process>.cpuprofile`, its top functions printed).
  */
@@ -52,7 +54,9 @@ const SOAK = Number(process.env['BENCH_SOAK'] ?? 0);
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
 const EVENT_STORE = eventStoreOf(process.env['BENCH_EVENTSTORE'] ?? 'postgres');
 const PROFILE_DIR = process.env['BENCH_PROFILE_DIR'];
-const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY };
+const RECEIPTS = process.env['BENCH_RECEIPTS'] ?? 'on';
+if (RECEIPTS !== 'on' && RECEIPTS !== 'off') throw new Error(`BENCH_RECEIPTS: on or off, got ${RECEIPTS}`);
+const results: Record<string, unknown> = { sends: SENDS, concurrency: CONCURRENCY, receipts: RECEIPTS };
 
 async function rawBaileys() {
   const emulator = await startEmulatorProcess();
@@ -102,6 +106,7 @@ async function pipeline(mode: Mode, addressing: Addressing) {
     if (url && !inspectorUrls.has(name)) inspectorUrls.set(name, url);
   };
   const sut = await startSwitchboardUnderTest(mode, { emulator, env, eventStore: EVENT_STORE, onOutput });
+  if (RECEIPTS === 'off') await sut.emulator.setContact(CONTACT, { deliverAfterMs: null, readAfterMs: null });
   const profilers = await Promise.all([...inspectorUrls].map(async ([name, url]) => ({ name, profiler: await InspectorProfiler.connect(url) })));
   /** `run` under every process's profiler (none without BENCH_PROFILE_DIR). */
   const profiled = <T>(window: string, run: () => Promise<T>): Promise<T> =>
