@@ -44,17 +44,13 @@ export class NatsBus implements Bus {
   /** Connects or fails fast with `BusUnavailableError` (never waits for a server to appear). */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const timeoutMs = options.connectTimeoutMs ?? 2_000;
-    const { servers } = natsConnectOptions(options.servers);
-    const connecting = connect({
-      ...natsServiceConnectionOptions(options.servers, options.name),
-      timeout: timeoutMs,
-      reconnectTimeWait: options.reconnectWaitMs ?? 250,
-    });
+    const connectionOptions = natsServiceConnectionOptions(options.servers, options.name);
+    const connecting = connect({ ...connectionOptions, timeout: timeoutMs, reconnectTimeWait: options.reconnectWaitMs ?? 250 });
     try {
       const connection = await withConnectBound(connecting, timeoutMs);
       return new NatsBus(connection, options.logger ?? defaultBusLogger(), options.closeGraceMs ?? 5_000);
     } catch (error) {
-      throw new BusUnavailableError(`NATS unreachable at ${servers.join(',')}: ${(error as Error).message}`, { cause: error });
+      throw new BusUnavailableError(`NATS unreachable at ${connectionOptions.servers.join(',')}: ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -232,7 +228,7 @@ export function natsConnectOptions(servers: string | string[]): { servers: strin
  * sessions' KV puts and outbox publishes a profile showed them, but bench:send's CPU per send did
  * not move measurably. Our errors carry the subject, which is what a failed request needs.
  */
-export function natsServiceConnectionOptions(servers: string | string[], name: string | undefined): ConnectionOptions {
+export function natsServiceConnectionOptions(servers: string | string[], name: string | undefined): ConnectionOptions & { servers: string[] } {
   return {
     ...natsConnectOptions(servers),
     ...(name === undefined ? {} : { name }),

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { SQLInputValue } from 'node:sqlite';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { ulid } from 'ulid';
@@ -106,6 +108,16 @@ export class Harness {
       if (view?.status === status) return;
       if (Date.now() > deadline) throw new Error(`session ${sessionId} is ${view?.status ?? 'gone'}, not ${status}, after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** One row of a SQLite file of the sessions service (`sessions/<file>` in the data dir), read as an operator would, read-only. */
+  readRow<T>(file: string, sql: string, ...params: SQLInputValue[]): T {
+    const db = new DatabaseSync(join(this.dataDir, 'sessions', file), { readOnly: true });
+    try {
+      return db.prepare(sql).get(...params) as T;
+    } finally {
+      db.close();
     }
   }
 

@@ -1,5 +1,3 @@
-import { DatabaseSync } from 'node:sqlite';
-import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { MessagingSubjects, SessionsSubjects } from '@switchboard/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,14 +24,8 @@ describe('a LID-only message held across a restart of the sessions service', () 
     await h?.close();
   });
 
-  const heldRows = (sessionId: string) => {
-    const db = new DatabaseSync(join(h.dataDir, 'sessions', 'chat-credentials.sqlite'), { readOnly: true });
-    try {
-      return (db.prepare("SELECT COUNT(*) AS n FROM chat_credentials WHERE session_id = ? AND kind = 'lid-held'").get(sessionId) as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  };
+  const heldRows = (sessionId: string) =>
+    h.readRow<{ n: number }>('chat-credentials.sqlite', "SELECT COUNT(*) AS n FROM chat_credentials WHERE session_id = ? AND kind = 'lid-held'", sessionId).n;
 
   it('reaches messaging after the restart when the stored mapping names the sender, and is then forgotten', async () => {
     const accountId = await h.quota.account('enterprise');

@@ -1,5 +1,3 @@
-import { DatabaseSync } from 'node:sqlite';
-import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { isQueued, SessionsSubjects } from '@switchboard/contracts';
 import type { ApiError, DeliverMessageReply } from '@switchboard/contracts';
@@ -59,13 +57,9 @@ const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
 
 /** The session's contacts on record for pacing (the embedded mode's SQLite file), and how many it wrote to first. */
 function knownContacts(sessionId: string): { known: number; messagedFirst: number } {
-  const db = new DatabaseSync(join(h.dataDir, 'sessions', 'messaged-contacts.sqlite'), { readOnly: true });
-  try {
-    const row = db.prepare('SELECT COUNT(*) AS known, COUNT(NULLIF(first_at, 0)) AS messagedFirst FROM messaged_contacts WHERE session_id = ?').get(sessionId) as { known: number; messagedFirst: number };
-    return { known: row.known, messagedFirst: row.messagedFirst };
-  } finally {
-    db.close();
-  }
+  const sql = 'SELECT COUNT(*) AS known, COUNT(NULLIF(first_at, 0)) AS messagedFirst FROM messaged_contacts WHERE session_id = ?';
+  const { known, messagedFirst } = h.readRow<{ known: number; messagedFirst: number }>('messaged-contacts.sqlite', sql, sessionId);
+  return { known, messagedFirst };
 }
 
 async function pacedSession(plan: 'enterprise' | 'premium') {

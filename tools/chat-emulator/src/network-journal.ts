@@ -1,5 +1,6 @@
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FILE_MODE, readTextIfAny, writeAtomically } from './data-files.js';
 import type { ContactSettings, LinkedDevice } from './model.js';
 
 /** The network's records as `network.json` holds them (the format older data directories have). */
@@ -21,7 +22,6 @@ export type NetworkChange =
 
 const SNAPSHOT = 'network.json';
 const JOURNAL = 'network.jsonl';
-const FILE_MODE = 0o600;
 /** Below this the journal is left to grow: compacting a small network often saves nothing. */
 const MIN_COMPACTION_BYTES = 1024 * 1024;
 
@@ -76,8 +76,8 @@ export class NetworkJournal {
    * snapshot so the journal starts empty (and a torn last line is gone before anything follows it).
    */
   open(): NetworkSnapshot {
-    const snapshotText = this.read(SNAPSHOT);
-    const journalText = this.read(JOURNAL) ?? '';
+    const snapshotText = readTextIfAny(join(this.dir, SNAPSHOT));
+    const journalText = readTextIfAny(join(this.dir, JOURNAL)) ?? '';
     const saved = snapshotText === undefined ? EMPTY : (JSON.parse(snapshotText) as NetworkSnapshot);
     const network = replay(saved, completeLines(journalText));
     if (snapshotText === undefined || journalText !== '') this.compact(network);
@@ -96,16 +96,9 @@ export class NetworkJournal {
   /** Writes `network` as the snapshot (atomically: temp file + rename), then empties the journal. */
   private compact(network: NetworkSnapshot): void {
     const text = JSON.stringify(network);
-    const path = join(this.dir, SNAPSHOT);
-    writeFileSync(`${path}.tmp`, text, { mode: FILE_MODE });
-    renameSync(`${path}.tmp`, path);
+    writeAtomically(join(this.dir, SNAPSHOT), text);
     writeFileSync(join(this.dir, JOURNAL), '', { mode: FILE_MODE });
     this.snapshotBytes = Buffer.byteLength(text);
     this.journalBytes = 0;
-  }
-
-  private read(file: string): string | undefined {
-    const path = join(this.dir, file);
-    return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
   }
 }

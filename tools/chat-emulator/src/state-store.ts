@@ -1,6 +1,7 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BufferJSON } from '@whiskeysockets/baileys';
+import { DIR_MODE, FILE_MODE, readTextIfAny, writeAtomically } from './data-files.js';
 import type { ReceivedMessage } from './model.js';
 import { NetworkJournal } from './network-journal.js';
 import type { NetworkChange, NetworkSnapshot } from './network-journal.js';
@@ -17,8 +18,6 @@ export interface IdentitySnapshot {
 }
 
 // Owner-only, like everything in the Switchboard data dir that the embedded emulator shares.
-const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
 
 /**
  * Files under the data directory: JSON documents written atomically (temp file + rename) at the
@@ -108,14 +107,11 @@ export class StateStore {
   }
 
   private writeNow(file: string, text: string): void {
-    const path = join(this.dir, file);
-    writeFileSync(`${path}.tmp`, text, { mode: FILE_MODE });
-    renameSync(`${path}.tmp`, path);
+    writeAtomically(join(this.dir, file), text);
   }
 
   private readText(file: string): string | undefined {
-    const path = join(this.dir, file);
-    return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    return readTextIfAny(join(this.dir, file));
   }
 
   private readJson<T>(file: string): T | undefined {
