@@ -26,8 +26,10 @@ export interface PacingState {
   lastTo?: string;
   /** When the last message let out reached the network (or, while it is on its way, when it left). */
   lastAt?: number;
-  /** When the last first message to a new contact was let out. */
+  /** When the last first message to a new contact reached the network (or, while on its way, left). */
   lastNewContactAt?: number;
+  /** The last message let out was a first message to a new contact (its settle moves `lastNewContactAt`). */
+  lastWasNewContact?: boolean;
 }
 
 /** The message waiting for its turn. */
@@ -64,12 +66,22 @@ export function waitsForPrevious(state: PacingState, next: NextMessage, settings
 
 /** The state once `next` was let out at `now`. */
 export function released(state: PacingState, next: NextMessage, now: number): PacingState {
-  return { lastTo: next.to, lastAt: now, lastNewContactAt: next.isNewContact ? now : state.lastNewContactAt };
+  return {
+    lastTo: next.to,
+    lastAt: now,
+    lastNewContactAt: next.isNewContact ? now : state.lastNewContactAt,
+    lastWasNewContact: next.isNewContact,
+  };
 }
 
-/** The state once the message let out last reached the network (or failed) at `now`: gaps count from there. */
+/**
+ * The state once the message let out last reached the network (or failed) at `now`: both gaps
+ * count from there, so the contacts' phones see them whatever the way there took.
+ */
 export function settled(state: PacingState, now: number): PacingState {
-  return { ...state, lastAt: Math.max(state.lastAt ?? now, now) };
+  const lastAt = Math.max(state.lastAt ?? now, now);
+  if (!state.lastWasNewContact) return { ...state, lastAt };
+  return { ...state, lastAt, lastNewContactAt: Math.max(state.lastNewContactAt ?? now, now) };
 }
 
 function stretched(ms: number, random: () => number): number {
