@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** The parts of a V8 `.cpuprofile` (Chrome DevTools format) that a summary reads. */
 interface CpuProfile {
@@ -40,6 +41,7 @@ export class InspectorProfiler {
     await this.#call('Profiler.start');
     const result = await run();
     const { profile } = (await this.#call('Profiler.stop')) as { profile: CpuProfile };
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, JSON.stringify(profile));
     console.log(`${path}: top self time\n${topFunctions(profile, 15).join('\n')}`);
     return result;

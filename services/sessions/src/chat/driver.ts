@@ -204,6 +204,8 @@ export interface SentContentRecord {
 export interface DriverOptions {
   /** Where resends come from; without it, only the driver's last few sends can be sent again. */
   sentContent?: SentContentSource;
+  /** A resend a recipient asked for could not be made (the record out of reach, the media not uploaded); it may ask again. */
+  onResendFailed?: (messageId: string, error: unknown) => void;
 }
 
 /**

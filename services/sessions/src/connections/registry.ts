@@ -67,8 +67,11 @@ export class ConnectionRegistry implements ConnectionListener {
   }
 
   open(sessionId: string, accountId: string, phase: ConnectionPhase): LiveConnection {
-    const { sentContent } = this.deps;
-    const options = sentContent ? { sentContent: (id: string) => sentContent(accountId, sessionId, id) } : {};
+    const { sentContent, logger } = this.deps;
+    const options: DriverOptions = {
+      ...(sentContent ? { sentContent: (id: string) => sentContent(accountId, sessionId, id) } : {}),
+      onResendFailed: (messageId, error) => logger.warn({ err: error, sessionId, networkMessageId: messageId }, 'a resend the recipient asked for failed; it may ask again'),
+    };
     const connection = new LiveConnection(sessionId, accountId, this.deps.createDriver(sessionId, options), phase, this);
     this.live.set(sessionId, connection);
     return connection;

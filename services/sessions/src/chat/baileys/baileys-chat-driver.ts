@@ -51,6 +51,7 @@ export interface BaileysDriverOptions {
   versions: WaWebVersions;
   /** Our durable record of sent messages, for resends recipients ask for; unset = the recent sends only. */
   sentContent?: SentContentSource;
+  onResendFailed?: (messageId: string, error: unknown) => void;
 }
 
 /** Messages kept for quoting (and for retry requests when there is no `sentContent`); older ones are dropped. */
@@ -333,8 +334,9 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
       const jid = key.remoteJid ?? me.id;
       const context = { jid, messageId: id, userJid: me.id, quoted: (quotedId: string) => this.#quoted(jid, quotedId), pollSecret: (pollId: string) => pollMessageSecret(this.#pollKey(), pollId) };
       return await messageToResend(socket, content, context);
-    } catch {
+    } catch (error) {
       // The record could not be read (messaging away) or the media not uploaded: the phone may ask again.
+      this.#options.onResendFailed?.(id, error);
       return undefined;
     }
   }

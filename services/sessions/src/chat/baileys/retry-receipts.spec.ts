@@ -22,16 +22,22 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
   /** What the session sent, by network id; `erased` ids are answered as unknown. */
   const record = new Map<string, SentContentRecord>();
   const erased = new Set<string>();
+  /** Ids whose record cannot be read (messaging away). */
+  const unreadable = new Set<string>();
   const asked: string[] = [];
   const sentContent: SentContentSource = async (id) => {
     asked.push(id);
+    if (unreadable.has(id)) throw new Error('messaging did not answer');
     return erased.has(id) ? undefined : record.get(id);
   };
+  /** Resends that failed, as the driver reported them. */
+  const failedResends: { id: string; error: unknown }[] = [];
+  const options = { sentContent, onResendFailed: (id: string, error: unknown) => failedResends.push({ id, error }) };
 
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, controlPort: 0, addressing });
     chat = await ChatFixture.create(emulator);
-    driver = chat.driver(sessionId, { sentContent });
+    driver = chat.driver(sessionId, options);
     await pairWithPhone(driver, chat.control, me);
   });
   afterAll(async () => {
@@ -84,7 +90,7 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
     expect(await chat.control.messages(to)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 1_700));
 
-    const restarted = chat.driver(sessionId, { sentContent });
+    const restarted = chat.driver(sessionId, options);
     const delivered = deliveredOn(restarted, id);
     await restarted.start();
     await delivered;
@@ -116,5 +122,13 @@ describe.each(['lid', 'pn'] as const)('resends a recipient asks for (%s addressi
     record.set(id, { to, content: { type: 'text', text: 'erased after sending' } });
     erased.add(id);
     await expectNotSentAgain(to, id, 'erased after sending');
+  });
+
+  it('reports a resend it could not make (the record out of reach): nothing shown, the failure named', async () => {
+    const to = await contact({ failDecryptNext: 1 });
+    const id = `3EB0${'F'.repeat(19)}${addressing === 'lid' ? '1' : '2'}`;
+    unreadable.add(id);
+    await expectNotSentAgain(to, id, 'asked again while messaging is away');
+    expect(failedResends).toEqual([{ id, error: expect.objectContaining({ message: 'messaging did not answer' }) }]);
   });
 });
