@@ -39,7 +39,7 @@ describe('bus subjects', () => {
       'sb.v1.messaging.recordInbound',
       'sb.v1.messaging.history',
       'sb.v1.messaging.media',
-      'sb.v1.messaging.recordReceipt',
+      'sb.v1.messaging.recordReceipts',
       'sb.v1.messaging.sentContent',
       'sb.v1.messaging.eraseContents',
       'sb.v1.quota.authenticate',
@@ -94,6 +94,15 @@ describe('bus subjects', () => {
     const dup = { ...HTTP_EXAMPLES.sendButtonsBody, buttons: [{ id: 'a', text: 'A' }, { id: 'a', text: 'B' }] };
     const bad = MessagingSubjects.sendButtons.request.safeParse({ accountId: ID.account, body: dup });
     expect(bad.error?.issues.map((i) => i.path.join('.'))).toEqual(['body.buttons.1.id']);
+  });
+
+  it('takes receipts in one call only of the account the call is for', () => {
+    const receipt = (accountId: string) => ({ accountId, sessionId: ID.session, networkMessageId: '3EB0AB', receipt: 'read', at: '2026-01-01T00:00:00.000Z' });
+    const other = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E2G';
+    expect(MessagingSubjects.recordReceipts.request.safeParse({ accountId: ID.account, receipts: [receipt(ID.account)] }).success).toBe(true);
+    const mixed = MessagingSubjects.recordReceipts.request.safeParse({ accountId: ID.account, receipts: [receipt(ID.account), receipt(other)] });
+    expect(mixed.error?.issues.map((i) => i.path.join('.'))).toEqual(['receipts']);
+    expect(MessagingSubjects.recordReceipts.request.safeParse({ accountId: ID.account, receipts: [] }).success).toBe(false);
   });
 
   it('tolerates unknown keys in bus requests (rolling upgrades) by stripping them', () => {

@@ -74,8 +74,8 @@ export const MessageRef = z.object({ accountId: AccountId, messageId: MessageId 
 export type MessageRef = z.infer<typeof MessageRef>;
 
 /**
- * sb.v1.messaging.recordReceipt: the sessions service forwards a delivery/read receipt from the
- * network. Keyed by the network's message id, which only messaging can map back to a message.
+ * A delivery/read receipt from the network, as the sessions service forwards it. Keyed by the
+ * network's message id, which only messaging can map back to a message.
  */
 export const RecordReceiptCommand = z.object({
   accountId: AccountId,
@@ -86,6 +86,26 @@ export const RecordReceiptCommand = z.object({
 });
 export type RecordReceiptCommand = z.infer<typeof RecordReceiptCommand>;
 
-/** Reply of recordReceipt: `applied` is false for unknown ids and for receipts that change nothing. */
+/** What a receipt did: `applied` is false for unknown ids and for receipts that change nothing. */
 export const RecordReceiptReply = z.object({ messageId: MessageId.nullable(), applied: z.boolean() });
 export type RecordReceiptReply = z.infer<typeof RecordReceiptReply>;
+
+/** Receipts in one call at most: what a burst of sends brings back at once. */
+export const MAX_RECEIPTS_PER_CALL = 64;
+
+/**
+ * sb.v1.messaging.recordReceipts: the receipts of one account that sessions had ready at once, in
+ * the order the network gave them (a message's receipts are applied in that order). One round
+ * trip for a burst.
+ */
+export const RecordReceiptsCommand = z
+  .object({ accountId: AccountId, receipts: z.array(RecordReceiptCommand).min(1).max(MAX_RECEIPTS_PER_CALL) })
+  .refine((command) => command.receipts.every((receipt) => receipt.accountId === command.accountId), {
+    message: "every receipt must be of the call's account",
+    path: ['receipts'],
+  });
+export type RecordReceiptsCommand = z.infer<typeof RecordReceiptsCommand>;
+
+/** Reply of recordReceipts: what each receipt did, in the order of the request. */
+export const RecordReceiptsReply = z.object({ results: z.array(RecordReceiptReply) });
+export type RecordReceiptsReply = z.infer<typeof RecordReceiptsReply>;

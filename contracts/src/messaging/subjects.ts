@@ -8,8 +8,8 @@ import { RecordInboundCommand, RecordInboundReply } from './inbound.js';
 import { EraseContentsReply } from './sealed-content.js';
 import {
   MessageRef,
-  RecordReceiptCommand,
-  RecordReceiptReply,
+  RecordReceiptsCommand,
+  RecordReceiptsReply,
   SendButtonsCommand,
   SendLocationCommand,
   SendMediaCommand,
@@ -54,7 +54,7 @@ export const MessagingSubjects = {
   recordInbound: defineSubject('sb.v1.messaging.recordInbound', RecordInboundCommand, RecordInboundReply),
   history: defineSubject('sb.v1.messaging.history', HistoryRequest, ListMessagesResult),
   media: defineSubject('sb.v1.messaging.media', MessageRef, MessageMediaRef),
-  recordReceipt: defineSubject('sb.v1.messaging.recordReceipt', RecordReceiptCommand, RecordReceiptReply),
+  recordReceipts: defineSubject('sb.v1.messaging.recordReceipts', RecordReceiptsCommand, RecordReceiptsReply),
   sentContent: defineSubject('sb.v1.messaging.sentContent', SentContentRequest, SentContentReply),
   /** Crypto-shredding (issue 16): deletes the account's media blobs and destroys its data keys; idempotent. */
   eraseContents: defineSubject('sb.v1.messaging.eraseContents', z.object({ accountId: AccountId }), EraseContentsReply),

@@ -40,7 +40,7 @@ const DYNAMIC: Record<string, string[]> = {
   'events publicEventsWakeSubject(': [publicEventsWakeSubject(SAMPLE_ACCOUNT)],
   'gateway publicEventsWakeSubject(': [publicEventsWakeSubject(SAMPLE_ACCOUNT)],
   // services/sessions/src/connections/messaging-forwarder.ts: the outbox's two kinds of entry.
-  'sessions MessagingSubjects[': [MessagingSubjects.recordReceipt.subject, MessagingSubjects.recordInbound.subject],
+  'sessions MessagingSubjects[': [MessagingSubjects.recordReceipts.subject, MessagingSubjects.recordInbound.subject],
 };
 
 const isContract = (value: unknown): value is { subject: string } =>

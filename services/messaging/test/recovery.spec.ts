@@ -119,13 +119,17 @@ describe('receipts', () => {
       const messages = await cluster.control.messages(contact);
       return messages.length > 0 ? messages : undefined;
     });
-    const receipt = (kind: 'delivered' | 'read', at: string) =>
-      cluster.call(MessagingSubjects.recordReceipt, { accountId, sessionId, networkMessageId: received!.id, receipt: kind, at });
-    expect(await receipt('read', '2030-01-01T00:00:02.000Z')).toEqual({ messageId: reply.messageId, applied: true });
-    expect(await receipt('read', '2030-01-01T00:00:03.000Z')).toEqual({ messageId: reply.messageId, applied: false });
-    expect(await receipt('delivered', '2030-01-01T00:00:04.000Z')).toEqual({ messageId: reply.messageId, applied: false });
+    const receipt = (kind: 'delivered' | 'read', at: string) => ({ accountId, sessionId, networkMessageId: received!.id, receipt: kind, at });
+    const record = async (...receipts: ReturnType<typeof receipt>[]) => (await cluster.call(MessagingSubjects.recordReceipts, { accountId, receipts })).results;
+    // Together, in one call: applied in the order given (delivered, then read), each answered in that order.
+    expect(await record(receipt('delivered', '2030-01-01T00:00:01.000Z'), receipt('read', '2030-01-01T00:00:02.000Z'))).toEqual([
+      { messageId: reply.messageId, applied: true },
+      { messageId: reply.messageId, applied: true },
+    ]);
+    expect(await record(receipt('read', '2030-01-01T00:00:03.000Z'))).toEqual([{ messageId: reply.messageId, applied: false }]);
+    expect(await record(receipt('delivered', '2030-01-01T00:00:04.000Z'))).toEqual([{ messageId: reply.messageId, applied: false }]);
     const view = await lookup(cluster, accountId, reply.messageId);
-    expect(view).toMatchObject({ status: 'read' });
+    expect(view).toMatchObject({ status: 'read', deliveredAt: expect.any(String), readAt: expect.any(String) });
   });
 
   it('match only the account and session that sent the message', async () => {
@@ -133,7 +137,7 @@ describe('receipts', () => {
     const reply = await sent(cluster, 'text', accountId, { sessionId, to: uniquePhone(), text: 'mine' });
     const view = await statusBecomes(cluster, accountId, reply.messageId, 'read');
     expect(view.readAt).not.toBeNull();
-    const foreign = await cluster.call(MessagingSubjects.recordReceipt, { accountId: stranger, sessionId, networkMessageId: 'NOT-OURS', receipt: 'read', at: T() });
-    expect(foreign).toEqual({ messageId: null, applied: false });
+    const foreign = await cluster.call(MessagingSubjects.recordReceipts, { accountId: stranger, receipts: [{ accountId: stranger, sessionId, networkMessageId: 'NOT-OURS', receipt: 'read', at: T() }] });
+    expect(foreign).toEqual({ results: [{ messageId: null, applied: false }] });
   });
 });

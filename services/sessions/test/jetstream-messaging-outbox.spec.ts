@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InProcessBus } from '@switchboard/bus';
 import { MessagingSubjects } from '@switchboard/contracts';
-import type { RecordReceiptCommand } from '@switchboard/contracts';
+import type { RecordReceiptsCommand } from '@switchboard/contracts';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MessagingForwarder } from '../src/connections/messaging-forwarder.js';
@@ -11,7 +11,7 @@ import type { MessagingOutbox } from '../src/outbox/messaging-outbox.js';
 import { openMessagingOutbox } from '../src/outbox/open-messaging-outbox.js';
 import { SqliteMessagingOutbox } from '../src/outbox/sqlite-messaging-outbox.js';
 import type { OutboxPlace } from './messaging-outbox-fixtures.js';
-import { jetStreamPlace, NATS_URL, noMedia, quiet, receipt, receiptRecorded, until } from './messaging-outbox-fixtures.js';
+import { jetStreamPlace, NATS_URL, noMedia, quiet, receipt, recordReceiptsWith, until } from './messaging-outbox-fixtures.js';
 
 /** A sessions replica as far as the outbox goes: its own NATS connection, its bus, its forwarder. */
 interface Replica {
@@ -73,12 +73,10 @@ describe('receipts and received messages shared by sessions replicas (JetStream 
   /** Messaging, as seen from one replica: how often each receipt was recorded; how many this replica sent. */
   async function messaging(bus: InProcessBus, recorded: Map<string, number>): Promise<{ sent: number }> {
     const from = { sent: 0 };
-    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (message) => {
-      const { networkMessageId } = message.data as RecordReceiptCommand;
+    await bus.subscribe(MessagingSubjects.recordReceipts.subject, recordReceiptsWith(({ networkMessageId }) => {
       recorded.set(networkMessageId, (recorded.get(networkMessageId) ?? 0) + 1);
       from.sent++;
-      return receiptRecorded;
-    });
+    }));
     return from;
   }
 
@@ -103,8 +101,8 @@ describe('receipts and received messages shared by sessions replicas (JetStream 
     const first = await replica(place);
     // Messaging takes the requests of the first replica and never answers: they are in flight when it dies.
     const seenByFirst = new Set<string>();
-    await first.bus.subscribe(MessagingSubjects.recordReceipt.subject, (message) => {
-      seenByFirst.add((message.data as RecordReceiptCommand).networkMessageId);
+    await first.bus.subscribe(MessagingSubjects.recordReceipts.subject, (message) => {
+      for (const { networkMessageId } of (message.data as RecordReceiptsCommand).receipts) seenByFirst.add(networkMessageId);
       return new Promise(() => undefined);
     });
     for (let i = 0; i < 10; i++) first.forwarder.receipt(receipt(i));

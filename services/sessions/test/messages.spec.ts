@@ -137,9 +137,10 @@ describe('sends that cannot go out', () => {
 describe('receipts and activity', () => {
   it('moves lastActivity on a send and forwards delivered/read receipts to messaging', async () => {
     const receipts: unknown[] = [];
-    const subscription = await h.bus.subscribe('sb.v1.messaging.recordReceipt', (m) => {
-      receipts.push(m.data);
-      return { messageId: null, applied: false };
+    const subscription = await h.bus.subscribe('sb.v1.messaging.recordReceipts', (m) => {
+      const batch = (m.data as { receipts: unknown[] }).receipts;
+      receipts.push(...batch);
+      return { results: batch.map(() => ({ messageId: null, applied: false })) };
     });
     try {
       const before = await h.call(SessionsSubjects.get, { accountId, sessionId });

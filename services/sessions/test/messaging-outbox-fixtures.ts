@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { RecordReceiptCommand } from '@switchboard/contracts';
+import type { RecordReceiptCommand, RecordReceiptsCommand, RecordReceiptsReply } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import type { InboundEvent } from '../src/chat/index.js';
 import { JetStreamMessagingOutbox } from '../src/outbox/jetstream-messaging-outbox.js';
@@ -18,9 +18,21 @@ export const NATS_URL = process.env['SWITCHBOARD_NATS_URL'] ?? 'nats://127.0.0.1
 export const quiet = { error() {}, warn() {}, info() {}, debug() {}, child: () => quiet } as unknown as Logger;
 export const noMedia = { put: async () => 'unused' };
 export const ACCOUNT = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
+export const OTHER_ACCOUNT = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E2G';
 export const SESSION = 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R';
 /** What messaging answers (the forwarder checks replies against the contract). */
 export const receiptRecorded = { messageId: null, applied: true };
+/**
+ * Messaging's `recordReceipts`, stubbed: `record` runs for each receipt of a call, in order; a
+ * throw fails the whole call, as it does there.
+ */
+export function recordReceiptsWith(record: (receipt: RecordReceiptCommand) => void): (message: { data: unknown }) => RecordReceiptsReply {
+  return (message) => {
+    const { receipts } = message.data as RecordReceiptsCommand;
+    receipts.forEach(record);
+    return { results: receipts.map(() => receiptRecorded) };
+  };
+}
 export const inboundRecorded = { messageId: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K', recorded: true };
 export const receipt = (n: number): RecordReceiptCommand => ({
   accountId: ACCOUNT, sessionId: SESSION, networkMessageId: `3EB0${String(n).padStart(8, '0')}`, receipt: 'read', at: '2026-01-01T00:00:00.000Z',

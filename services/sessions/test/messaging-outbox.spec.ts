@@ -1,10 +1,10 @@
 import { InProcessBus } from '@switchboard/bus';
 import { ApiError, MessagingSubjects } from '@switchboard/contracts';
-import type { RecordReceiptCommand } from '@switchboard/contracts';
+import type { RecordReceiptsCommand } from '@switchboard/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MessagingForwarder } from '../src/connections/messaging-forwarder.js';
 import type { OutboxPlace } from './messaging-outbox-fixtures.js';
-import { ACCOUNT, SESSION, inbound, inboundRecorded, jetStreamPlace, noMedia, quiet, receipt, receiptRecorded, sqlitePlace, until } from './messaging-outbox-fixtures.js';
+import { ACCOUNT, OTHER_ACCOUNT, SESSION, inbound, inboundRecorded, jetStreamPlace, noMedia, quiet, receipt, recordReceiptsWith, sqlitePlace, until } from './messaging-outbox-fixtures.js';
 
 // The same behaviours in both modes: a SQLite file (embedded), a JetStream work queue shared by replicas (distributed).
 describe.each([
@@ -34,10 +34,7 @@ describe.each([
     expect(await outbox.backlog()).toBe(5);
 
     const recorded = new Map<string, unknown>();
-    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (message) => {
-      recorded.set((message.data as RecordReceiptCommand).networkMessageId, message.data);
-      return receiptRecorded;
-    });
+    await bus.subscribe(MessagingSubjects.recordReceipts.subject, recordReceiptsWith((command) => recorded.set(command.networkMessageId, command)));
     await until(() => recorded.size === 5);
     expect([...recorded.values()]).toEqual(expect.arrayContaining([0, 1, 2, 3, 4].map(receipt)));
     await forwarder.stop();
@@ -59,10 +56,7 @@ describe.each([
     await first.close();
 
     const recorded = new Map<string, { subject: string; data: unknown }>();
-    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (m) => {
-      recorded.set('receipt', { subject: 'receipt', data: m.data });
-      return receiptRecorded;
-    });
+    await bus.subscribe(MessagingSubjects.recordReceipts.subject, recordReceiptsWith((command) => recorded.set('receipt', { subject: 'receipt', data: command })));
     await bus.subscribe(MessagingSubjects.recordInbound.subject, (m) => {
       recorded.set('inbound', { subject: 'inbound', data: m.data });
       return inboundRecorded;
@@ -83,25 +77,56 @@ describe.each([
   it('drops an entry messaging refuses for good (a 4xx-class error), and keeps one it failed on (5xx)', async () => {
     const outbox = await place.open();
     const forwarder = new MessagingForwarder(bus, outbox, noMedia, quiet);
-    const attempts = new Map<string, number>();
-    let recorded = 0;
-    await bus.subscribe(MessagingSubjects.recordReceipt.subject, (message) => {
-      const { networkMessageId } = message.data as RecordReceiptCommand;
-      const attempt = (attempts.get(networkMessageId) ?? 0) + 1;
-      attempts.set(networkMessageId, attempt);
-      if (networkMessageId === receipt(1).networkMessageId) throw new ApiError('VALIDATION_ERROR');
+    /** Calls that carried each receipt alone (a refused call of several is split into calls of one). */
+    const alone = new Map<string, number>();
+    const recorded: string[] = [];
+    await bus.subscribe(MessagingSubjects.recordReceipts.subject, (message) => {
+      const { receipts } = message.data as RecordReceiptsCommand;
+      // As messaging does: a receipt it refuses refuses the whole call.
+      if (receipts.some((r) => r.networkMessageId === receipt(1).networkMessageId)) {
+        if (receipts.length === 1) alone.set(receipts[0]!.networkMessageId, (alone.get(receipts[0]!.networkMessageId) ?? 0) + 1);
+        throw new ApiError('VALIDATION_ERROR');
+      }
+      const [only] = receipts;
+      const attempt = (alone.get(only!.networkMessageId) ?? 0) + 1;
+      alone.set(only!.networkMessageId, attempt);
       if (attempt < 3) throw new ApiError('INTERNAL_ERROR');
-      recorded++;
-      return receiptRecorded;
+      return recordReceiptsWith((r) => recorded.push(r.networkMessageId))(message);
     });
     forwarder.start();
     forwarder.receipt(receipt(1));
     forwarder.receipt(receipt(2));
-    await until(() => recorded === 1);
+    await until(() => recorded.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(attempts.get(receipt(1).networkMessageId)).toBe(1);
-    expect(attempts.get(receipt(2).networkMessageId)).toBe(3);
+    // The refused one was asked alone once, then dropped; the other recorded on its third try.
+    expect(alone.get(receipt(1).networkMessageId)).toBe(1);
+    expect(alone.get(receipt(2).networkMessageId)).toBe(3);
+    expect(recorded).toEqual([receipt(2).networkMessageId]);
     await until(async () => (await outbox.backlog()) === 0, 2_000);
+    await forwarder.stop();
+    await outbox.close();
+  });
+
+  it('sends the receipts of a burst together, a call per account: fewer calls than receipts, each recorded once', async () => {
+    const outbox = await place.open();
+    const forwarder = new MessagingForwarder(bus, outbox, noMedia, quiet);
+    const calls: RecordReceiptsCommand[] = [];
+    const recorded = new Map<string, number>();
+    await bus.subscribe(MessagingSubjects.recordReceipts.subject, (message) => {
+      calls.push(message.data as RecordReceiptsCommand);
+      return recordReceiptsWith(({ networkMessageId }) => recorded.set(networkMessageId, (recorded.get(networkMessageId) ?? 0) + 1))(message);
+    });
+    forwarder.start();
+    // Every third receipt is another account's.
+    for (let i = 0; i < 100; i++) forwarder.receipt(i % 3 === 0 ? { ...receipt(i), accountId: OTHER_ACCOUNT } : receipt(i));
+    await until(() => recorded.size === 100);
+    expect([...recorded.values()].every((times) => times === 1)).toBe(true);
+    expect(calls.length).toBeLessThan(100);
+    expect(calls.every((call) => call.receipts.every((r) => r.accountId === call.accountId))).toBe(true);
+    const sizes = calls.map((call) => call.receipts.length);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(64);
+    await until(async () => (await outbox.backlog()) === 0);
     await forwarder.stop();
     await outbox.close();
   });

@@ -12,8 +12,8 @@ import type {
   ReadyReply,
   RecordInboundCommand,
   RecordInboundReply,
-  RecordReceiptCommand,
-  RecordReceiptReply,
+  RecordReceiptsCommand,
+  RecordReceiptsReply,
   SentContentReply,
   SentContentRequest,
 } from '@switchboard/contracts';
@@ -23,7 +23,7 @@ import type { InboundDeps } from '../inbound/record-inbound.js';
 import type { MessageStore } from '../application/message-store.js';
 import { messageStatusView, statusFactsOf } from '../message/status-view.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
-import { recordReceipt } from '../receipts/record-receipt.js';
+import { recordReceipts } from '../receipts/record-receipt.js';
 import type { SendCall, SendPipeline, SendReply } from '../send/send-message.js';
 import { sentContent } from '../send/sent-content.js';
 import type { SendRequest } from '../send/prepare.js';
@@ -92,8 +92,9 @@ export class MessagingApi {
     return this.eraser.erase(request.accountId, correlationId);
   }
 
-  recordReceipt(command: RecordReceiptCommand): Promise<RecordReceiptReply> {
-    return recordReceipt(command, { messages: this.messages, statuses: this.statuses });
+  /** `sb.v1.messaging.recordReceipts`: delivery and read receipts from the network, recorded once each. */
+  recordReceipts(command: RecordReceiptsCommand): Promise<RecordReceiptsReply> {
+    return recordReceipts(command, { messages: this.messages, statuses: this.statuses });
   }
 
   /** `sb.v1.messaging.sentContent`: a sent message by its network id, for a resend the recipient asked for. */

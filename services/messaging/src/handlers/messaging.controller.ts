@@ -65,9 +65,9 @@ export class MessagingController {
     return this.api.eraseContents(parseRequest(S.eraseContents, ctx.getMessage()), ctx.getHeaders()['correlation-id']);
   }
 
-  @MessagePattern(S.recordReceipt.subject)
-  recordReceipt(@Ctx() ctx: BusContext) {
-    return this.api.recordReceipt(parseRequest(S.recordReceipt, ctx.getMessage()));
+  @MessagePattern(S.recordReceipts.subject)
+  recordReceipts(@Ctx() ctx: BusContext) {
+    return this.api.recordReceipts(parseRequest(S.recordReceipts, ctx.getMessage()));
   }
 
   @MessagePattern(S.sentContent.subject)

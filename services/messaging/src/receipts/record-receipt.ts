@@ -1,5 +1,5 @@
 import { chatReceiptRef } from '@switchboard/contracts';
-import type { RecordReceiptCommand, RecordReceiptReply } from '@switchboard/contracts';
+import type { RecordReceiptCommand, RecordReceiptReply, RecordReceiptsCommand, RecordReceiptsReply } from '@switchboard/contracts';
 import { processMetrics, runInSpan, secondsBetween, spanContextFromTraceparent } from '@switchboard/telemetry';
 import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
@@ -17,10 +17,29 @@ export interface ReceiptOptions {
 }
 
 /**
- * A delivery/read receipt from the network, forwarded by sessions: matched to our message by the
- * network's id and recorded. Idempotent and never backwards (the aggregate decides).
+ * The receipts sessions forwarded in one call. Receipts of different messages are recorded side
+ * by side (their appends share the store's commits); a message's own receipts one after the other,
+ * in the order given, so a delivery and a read that arrive together never race on its stream.
+ * A failure fails the call: sessions sends every receipt again, and each is recorded once.
  */
-export async function recordReceipt(command: RecordReceiptCommand, o: ReceiptOptions): Promise<RecordReceiptReply> {
+export async function recordReceipts(command: RecordReceiptsCommand, o: ReceiptOptions): Promise<RecordReceiptsReply> {
+  const results: RecordReceiptReply[] = new Array(command.receipts.length);
+  const byMessage = new Map<string, number[]>();
+  command.receipts.forEach((receipt, i) => {
+    const key = `${receipt.accountId} ${receipt.sessionId} ${receipt.networkMessageId}`;
+    byMessage.set(key, [...(byMessage.get(key) ?? []), i]);
+  });
+  await Promise.all([...byMessage.values()].map(async (indexes) => {
+    for (const i of indexes) results[i] = await recordReceipt(command.receipts[i]!, o);
+  }));
+  return { results };
+}
+
+/**
+ * A delivery/read receipt from the network: matched to our message by the network's id and
+ * recorded. Idempotent and never backwards (the aggregate decides).
+ */
+async function recordReceipt(command: RecordReceiptCommand, o: ReceiptOptions): Promise<RecordReceiptReply> {
   const messageId = await matchNetworkId(command, o);
   if (messageId === null) return { messageId: null, applied: false };
   return runInSpan('record receipt', {}, async (span) => {

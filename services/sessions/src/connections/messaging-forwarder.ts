@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MessagingSubjects } from '@switchboard/contracts';
+import { MAX_RECEIPTS_PER_CALL, MessagingSubjects } from '@switchboard/contracts';
 import type { RecordReceiptCommand } from '@switchboard/contracts';
 import { callService, ContractViolationError, ServiceCallError } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
@@ -10,7 +10,11 @@ import type { MessagingOutbox, OutboxDelivery, OutboxEntry } from '../outbox/mes
 import { forwardedContent, recordInboundCommand } from './inbound.js';
 import type { MediaSource } from './media-source.js';
 
-const REQUEST_TIMEOUT_MS = 5_000;
+/**
+ * Longer than messaging's wait for a network id it does not know yet (5 s): a receipt for a message
+ * it never sent (one the phone sent itself) is answered "not ours", not timed out and sent again.
+ */
+const REQUEST_TIMEOUT_MS = 10_000;
 /** Entries sent at once by this process: a burst of receipts does not go one round trip at a time. */
 const MAX_IN_FLIGHT = 32;
 const MAX_BACKOFF_MS = 5_000;
@@ -20,9 +24,11 @@ const IDLE_TAKE_GAP_MS = 100;
 /**
  * Hands what the network reports (receipts, received messages) to the messaging service through
  * the durable outbox: an entry is written first, then taken from the outbox and sent
- * (`sb.v1.messaging.recordReceipt` / `recordInbound`) until messaging answers, however long it is
+ * (`sb.v1.messaging.recordReceipts` / `recordInbound`) until messaging answers, however long it is
  * away, and across a restart of this process (what the outbox holds is sent again; messaging
- * records each once). With a shared outbox (distributed mode) an entry may be sent by any replica.
+ * records each once). The receipts of an account taken in one turn of the event loop go in one
+ * call (a burst of sends brings its receipts back together). With a shared outbox (distributed mode) an entry may
+ * be sent by any replica.
  * While messaging cannot be reached, sending pauses with a growing wait (up to 5 s), and the entry
  * is handed back to the outbox for that long. Only a refusal that retrying cannot change (a
  * 4xx-class error) drops an entry, logged.
@@ -35,6 +41,8 @@ export class MessagingForwarder {
   readonly #stopping = new AbortController();
   #taking: Promise<void> = Promise.resolve();
   readonly #sending = new Set<Promise<void>>();
+  /** Receipts taken in this turn of the event loop, by account, sent together at its end. */
+  #receipts = new Map<string, OutboxDelivery[]>();
   /** The take loop, waiting for room (a send to end, a pause to end, or stop). */
   #roomWaiter: (() => void) | undefined;
 
@@ -77,6 +85,12 @@ export class MessagingForwarder {
     clearTimeout(this.#paused);
     this.#wakeTaker();
     await this.#taking;
+    // Receipts taken but not sent yet: back to the outbox.
+    for (const delivery of [...this.#receipts.values()].flat()) {
+      this.#inFlight--;
+      delivery.retryLater(0);
+    }
+    this.#receipts.clear();
     await Promise.all(this.#sending);
   }
 
@@ -112,30 +126,57 @@ export class MessagingForwarder {
     if (this.#stopping.signal.aborted) return delivery.retryLater(0);
     if (this.#paused !== undefined) return delivery.retryLater(Math.max(0, this.#pausedUntil - Date.now()));
     this.#inFlight++;
-    const sending = this.#send(delivery).finally(() => {
-      this.#inFlight--;
-      this.#sending.delete(sending);
-      this.#wakeTaker();
-    });
-    this.#sending.add(sending);
+    const { entry } = delivery;
+    if (entry.subject === 'recordInbound') return this.#track([delivery], this.#send([delivery]));
+    if (this.#receipts.size === 0) setImmediate(() => this.#sendReceipts());
+    const batch = this.#receipts.get(entry.command.accountId) ?? [];
+    this.#receipts.set(entry.command.accountId, batch);
+    batch.push(delivery);
+    if (batch.length >= MAX_RECEIPTS_PER_CALL) this.#sendReceipts(entry.command.accountId);
   }
 
-  async #send(delivery: OutboxDelivery): Promise<void> {
-    const { entry } = delivery;
+  /** Sends the receipts gathered for `accountId`, or for every account, a call per account. */
+  #sendReceipts(accountId?: string): void {
+    for (const account of accountId === undefined ? [...this.#receipts.keys()] : [accountId]) {
+      const batch = this.#receipts.get(account) ?? [];
+      this.#receipts.delete(account);
+      if (batch.length > 0) this.#track(batch, this.#send(batch));
+    }
+  }
+
+  /** Counts `deliveries` in flight until `sending` ends. */
+  #track(deliveries: readonly OutboxDelivery[], sending: Promise<void>): void {
+    const tracked = sending.finally(() => {
+      this.#inFlight -= deliveries.length;
+      this.#sending.delete(tracked);
+      this.#wakeTaker();
+    });
+    this.#sending.add(tracked);
+  }
+
+  /** Sends one received message, or receipts in one call; each entry gets its outcome. */
+  async #send(deliveries: readonly OutboxDelivery[]): Promise<void> {
     try {
-      await this.#request(entry);
+      await this.#request(deliveries.map((delivery) => delivery.entry));
       this.#failures = 0;
-      delivery.done();
+      for (const delivery of deliveries) delivery.done();
     } catch (error) {
-      if (this.#stopping.signal.aborted) return delivery.retryLater(0);
-      // Refused for good (a 4xx-class answer, or a command that breaks the contract): dropped, not retried forever.
+      if (this.#stopping.signal.aborted) return deliveries.forEach((delivery) => delivery.retryLater(0));
+      // Refused for good (a 4xx-class answer, or a command that breaks the contract): dropped, not
+      // retried forever. Receipts refused together are sent again one by one, so only the refused one goes.
       if ((error instanceof ServiceCallError && error.outcome === 'refused' && error.httpStatus < 500) || error instanceof ContractViolationError) {
+        if (deliveries.length > 1) {
+          await Promise.all(deliveries.map((delivery) => this.#send([delivery])));
+          return;
+        }
+        const { entry } = deliveries[0]!;
         this.logger.warn({ err: error, sessionId: entry.command.sessionId, subject: entry.subject }, 'messaging refused what the network reported; dropped');
-        delivery.drop();
+        deliveries[0]!.drop();
         return;
       }
       // Unreachable, slow or failing: back to the outbox, and a pause before anything is sent again.
-      delivery.retryLater(this.#pause());
+      const waitMs = this.#pause();
+      for (const delivery of deliveries) delivery.retryLater(waitMs);
     }
   }
 
@@ -169,20 +210,23 @@ export class MessagingForwarder {
   }
 
   /**
-   * A receipt or a received message is news from the network, not part of any request: it starts
-   * a trace of its own (messaging links it to the send), with the account on its log lines.
+   * Receipts and received messages are news from the network, not part of any request: a call
+   * (one received message, or one account's receipts) starts a trace of its own (messaging links
+   * each receipt to its send), with the account on its log lines.
    */
-  #request(entry: OutboxEntry): Promise<unknown> {
-    const { command } = entry;
-    const [name, attributes] =
-      entry.subject === 'recordReceipt'
-        ? [`chat receipt ${entry.command.receipt}`, { 'chat.receipt': entry.command.receipt, 'chat.session.id': command.sessionId }]
-        : [`chat inbound ${entry.command.content.type}`, { 'chat.inbound.type': entry.command.content.type, 'chat.session.id': command.sessionId }];
-    return withLogFields({ account_id: command.accountId }, () =>
-      runInRootSpan(name, { kind: SpanKind.CONSUMER, attributes }, () =>
-        callService(this.bus, MessagingSubjects[entry.subject], command, { timeoutMs: REQUEST_TIMEOUT_MS, accountId: command.accountId }),
-      ),
-    );
+  #request(entries: readonly OutboxEntry[]): Promise<unknown> {
+    const first = entries[0]!;
+    const { accountId } = first.command;
+    return withLogFields({ account_id: accountId }, () => {
+      if (first.subject === 'recordInbound') {
+        const attributes = { 'chat.inbound.type': first.command.content.type, 'chat.session.id': first.command.sessionId };
+        return runInRootSpan(`chat inbound ${first.command.content.type}`, { kind: SpanKind.CONSUMER, attributes }, () =>
+          callService(this.bus, MessagingSubjects.recordInbound, first.command, { timeoutMs: REQUEST_TIMEOUT_MS, accountId }));
+      }
+      const receipts = entries.flatMap((entry) => (entry.subject === 'recordReceipt' ? [entry.command] : []));
+      return runInRootSpan('chat receipts', { kind: SpanKind.CONSUMER, attributes: { 'chat.receipts': receipts.length } }, () =>
+        callService(this.bus, MessagingSubjects.recordReceipts, { accountId, receipts }, { timeoutMs: REQUEST_TIMEOUT_MS, accountId }));
+    });
   }
 }
 
