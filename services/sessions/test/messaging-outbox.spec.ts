@@ -107,6 +107,33 @@ describe.each([
     await outbox.close();
   });
 
+  it('keeps sending while one call waits long (a receipt messaging cannot match yet): that call holds one place, not every receipt in it', async () => {
+    const outbox = await place.open();
+    const forwarder = new MessagingForwarder(bus, outbox, noMedia, quiet);
+    const recorded = new Set<string>();
+    let slowCalls = 0;
+    await bus.subscribe(MessagingSubjects.recordReceipts.subject, async (message) => {
+      const answer = recordReceiptsWith(({ networkMessageId }) => recorded.add(networkMessageId))(message);
+      const { receipts } = message.data as RecordReceiptsCommand;
+      // The call carrying receipt 0 answers only after 4 s, as messaging does for an id it does not know.
+      if (receipts.some((r) => r.networkMessageId === receipt(0).networkMessageId)) {
+        slowCalls++;
+        await new Promise((resolve) => setTimeout(resolve, 4_000));
+      }
+      return answer;
+    });
+    forwarder.start();
+    for (let i = 0; i < 32; i++) forwarder.receipt(receipt(i));
+    await until(() => slowCalls === 1 && recorded.size === 32);
+    const startedAt = Date.now();
+    for (let i = 32; i < 132; i++) forwarder.receipt(receipt(i));
+    await until(() => recorded.size === 132, 10_000);
+    // Recorded while the slow call was still out.
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+    await forwarder.stop();
+    await outbox.close();
+  });
+
   it('sends the receipts of a burst together, a call per account: fewer calls than receipts, each recorded once', async () => {
     const outbox = await place.open();
     const forwarder = new MessagingForwarder(bus, outbox, noMedia, quiet);

@@ -15,7 +15,11 @@ import type { MediaSource } from './media-source.js';
  * it never sent (one the phone sent itself) is answered "not ours", not timed out and sent again.
  */
 const REQUEST_TIMEOUT_MS = 10_000;
-/** Entries sent at once by this process: a burst of receipts does not go one round trip at a time. */
+/**
+ * Calls to messaging under way at once (a received message, or one account's receipts, each one
+ * call): a burst does not go one round trip at a time, and a call that waits (a receipt for a
+ * network id messaging does not know waits 5 s) holds one of them, not everything behind it.
+ */
 const MAX_IN_FLIGHT = 32;
 const MAX_BACKOFF_MS = 5_000;
 /** A take that ended at once with nothing (a closed outbox does) is not followed by another at once. */
@@ -34,6 +38,7 @@ const IDLE_TAKE_GAP_MS = 100;
  * 4xx-class error) drops an entry, logged.
  */
 export class MessagingForwarder {
+  /** Calls under way, and receipt calls being gathered (one per account in `#receipts`). */
   #inFlight = 0;
   #failures = 0;
   #paused: NodeJS.Timeout | undefined;
@@ -86,10 +91,8 @@ export class MessagingForwarder {
     this.#wakeTaker();
     await this.#taking;
     // Receipts taken but not sent yet: back to the outbox.
-    for (const delivery of [...this.#receipts.values()].flat()) {
-      this.#inFlight--;
-      delivery.retryLater(0);
-    }
+    for (const delivery of [...this.#receipts.values()].flat()) delivery.retryLater(0);
+    this.#inFlight -= this.#receipts.size;
     this.#receipts.clear();
     await Promise.all(this.#sending);
   }
@@ -125,12 +128,18 @@ export class MessagingForwarder {
     // Arrived while stopping or paused: back to the outbox, for another replica or a later attempt.
     if (this.#stopping.signal.aborted) return delivery.retryLater(0);
     if (this.#paused !== undefined) return delivery.retryLater(Math.max(0, this.#pausedUntil - Date.now()));
-    this.#inFlight++;
     const { entry } = delivery;
-    if (entry.subject === 'recordInbound') return this.#track([delivery], this.#send([delivery]));
+    if (entry.subject === 'recordInbound') {
+      this.#inFlight++;
+      return this.#track(this.#send([delivery]));
+    }
     if (this.#receipts.size === 0) setImmediate(() => this.#sendReceipts());
-    const batch = this.#receipts.get(entry.command.accountId) ?? [];
-    this.#receipts.set(entry.command.accountId, batch);
+    let batch = this.#receipts.get(entry.command.accountId);
+    if (batch === undefined) {
+      // A new call: it takes its place in flight now, while it is being gathered.
+      this.#inFlight++;
+      this.#receipts.set(entry.command.accountId, (batch = []));
+    }
     batch.push(delivery);
     if (batch.length >= MAX_RECEIPTS_PER_CALL) this.#sendReceipts(entry.command.accountId);
   }
@@ -138,16 +147,16 @@ export class MessagingForwarder {
   /** Sends the receipts gathered for `accountId`, or for every account, a call per account. */
   #sendReceipts(accountId?: string): void {
     for (const account of accountId === undefined ? [...this.#receipts.keys()] : [accountId]) {
-      const batch = this.#receipts.get(account) ?? [];
+      const batch = this.#receipts.get(account);
       this.#receipts.delete(account);
-      if (batch.length > 0) this.#track(batch, this.#send(batch));
+      if (batch !== undefined) this.#track(this.#send(batch));
     }
   }
 
-  /** Counts `deliveries` in flight until `sending` ends. */
-  #track(deliveries: readonly OutboxDelivery[], sending: Promise<void>): void {
+  /** A call counted in flight until `sending` ends. */
+  #track(sending: Promise<void>): void {
     const tracked = sending.finally(() => {
-      this.#inFlight -= deliveries.length;
+      this.#inFlight--;
       this.#sending.delete(tracked);
       this.#wakeTaker();
     });
