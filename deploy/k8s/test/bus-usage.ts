@@ -39,8 +39,6 @@ const DYNAMIC: Record<string, string[]> = {
   // The live stream's wake-up per account: published by events, awaited by the gateway's SSE.
   'events publicEventsWakeSubject(': [publicEventsWakeSubject(SAMPLE_ACCOUNT)],
   'gateway publicEventsWakeSubject(': [publicEventsWakeSubject(SAMPLE_ACCOUNT)],
-  // services/sessions/src/connections/messaging-forwarder.ts: the outbox's two kinds of entry.
-  'sessions MessagingSubjects[': [MessagingSubjects.recordReceipts.subject, MessagingSubjects.recordInbound.subject],
 };
 
 const isContract = (value: unknown): value is { subject: string } =>

@@ -17,10 +17,20 @@ export interface ReceiptOptions {
 }
 
 /**
- * The receipts sessions forwarded in one call. Receipts of different messages are recorded side
- * by side (their appends share the store's commits); a message's own receipts one after the other,
- * in the order given, so a delivery and a read that arrive together never race on its stream.
- * A failure fails the call: sessions sends every receipt again, and each is recorded once.
+ * How long a receipt waits for its network id to become known (a fast recipient can answer before
+ * the sender's MessageSent reached the read model): well inside the 5 s sessions waits for the
+ * call, so a receipt for a message we never sent (one the phone sent itself) is answered "not
+ * ours" in time instead of timing out and coming back again and again.
+ */
+const RECEIPT_MATCH_WITHIN_MS = 3_000;
+
+/**
+ * The receipts sessions forwarded in one call, each matched to our message by the network's id
+ * and recorded. Receipts of different messages are recorded side by side (their appends share the
+ * store's commits); a message's own receipts one after the other, in the order given, so a
+ * delivery and a read that arrive together never race on its stream; its network id is looked up
+ * once. A failure fails the call once every receipt's work ended: sessions sends them all again,
+ * and each is recorded once.
  */
 export async function recordReceipts(command: RecordReceiptsCommand, o: ReceiptOptions): Promise<RecordReceiptsReply> {
   const results: RecordReceiptReply[] = new Array(command.receipts.length);
@@ -29,19 +39,17 @@ export async function recordReceipts(command: RecordReceiptsCommand, o: ReceiptO
     const key = `${receipt.accountId} ${receipt.sessionId} ${receipt.networkMessageId}`;
     byMessage.set(key, [...(byMessage.get(key) ?? []), i]);
   });
-  await Promise.all([...byMessage.values()].map(async (indexes) => {
-    for (const i of indexes) results[i] = await recordReceipt(command.receipts[i]!, o);
+  const outcomes = await Promise.allSettled([...byMessage.values()].map(async (indexes) => {
+    const messageId = await matchNetworkId(command.receipts[indexes[0]!]!, { statuses: o.statuses, matchWithinMs: o.matchWithinMs ?? RECEIPT_MATCH_WITHIN_MS });
+    for (const i of indexes) results[i] = messageId === null ? { messageId: null, applied: false } : await recordReceipt(command.receipts[i]!, messageId, o);
   }));
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
   return { results };
 }
 
-/**
- * A delivery/read receipt from the network: matched to our message by the network's id and
- * recorded. Idempotent and never backwards (the aggregate decides).
- */
-async function recordReceipt(command: RecordReceiptCommand, o: ReceiptOptions): Promise<RecordReceiptReply> {
-  const messageId = await matchNetworkId(command, o);
-  if (messageId === null) return { messageId: null, applied: false };
+/** A delivery/read receipt of our message `messageId`, recorded. Idempotent and never backwards (the aggregate decides). */
+async function recordReceipt(command: RecordReceiptCommand, messageId: string, o: ReceiptOptions): Promise<RecordReceiptReply> {
   return runInSpan('record receipt', {}, async (span) => {
     // Minutes may have passed since the send: the receipt's span LINKS to the send's. The stream
     // is read for it only when spans are recorded (tracing off costs nothing here).

@@ -10,11 +10,8 @@ import type { MessagingOutbox, OutboxDelivery, OutboxEntry } from '../outbox/mes
 import { forwardedContent, recordInboundCommand } from './inbound.js';
 import type { MediaSource } from './media-source.js';
 
-/**
- * Longer than messaging's wait for a network id it does not know yet (5 s): a receipt for a message
- * it never sent (one the phone sent itself) is answered "not ours", not timed out and sent again.
- */
-const REQUEST_TIMEOUT_MS = 10_000;
+/** Longer than messaging's wait for a receipt's network id it does not know yet (3 s). */
+const REQUEST_TIMEOUT_MS = 5_000;
 /**
  * Calls to messaging under way at once (a received message, or one account's receipts, each one
  * call): a burst does not go one round trip at a time, and a call that waits (a receipt for a
@@ -175,7 +172,8 @@ export class MessagingForwarder {
       // retried forever. Receipts refused together are sent again one by one, so only the refused one goes.
       if ((error instanceof ServiceCallError && error.outcome === 'refused' && error.httpStatus < 500) || error instanceof ContractViolationError) {
         if (deliveries.length > 1) {
-          await Promise.all(deliveries.map((delivery) => this.#send([delivery])));
+          // One after the other: a message's receipts keep their order, and one call at a time.
+          for (const delivery of deliveries) await this.#send([delivery]);
           return;
         }
         const { entry } = deliveries[0]!;

@@ -103,7 +103,7 @@ export class Pacer {
     line.previous = new Promise<void>((resolve) => (done = resolve));
     return {
       settle: (sent) => {
-        line.state = settled(line.state, this.now());
+        line.state = settled(line.state, next, this.now());
         done();
         if (!sent && next.isNewContact) line.known.delete(to);
         if (sent && (seenAt === undefined || leftAt - seenAt > MESSAGED_REFRESH_MS)) this.remember(line, accountId, sessionId, to, leftAt, next.isNewContact);

@@ -28,8 +28,6 @@ export interface PacingState {
   lastAt?: number;
   /** When the last first message to a new contact reached the network (or, while on its way, left). */
   lastNewContactAt?: number;
-  /** The last message let out was a first message to a new contact (its settle moves `lastNewContactAt`). */
-  lastWasNewContact?: boolean;
 }
 
 /** The message waiting for its turn. */
@@ -66,21 +64,17 @@ export function waitsForPrevious(state: PacingState, next: NextMessage, settings
 
 /** The state once `next` was let out at `now`. */
 export function released(state: PacingState, next: NextMessage, now: number): PacingState {
-  return {
-    lastTo: next.to,
-    lastAt: now,
-    lastNewContactAt: next.isNewContact ? now : state.lastNewContactAt,
-    lastWasNewContact: next.isNewContact,
-  };
+  return { lastTo: next.to, lastAt: now, lastNewContactAt: next.isNewContact ? now : state.lastNewContactAt };
 }
 
 /**
- * The state once the message let out last reached the network (or failed) at `now`: both gaps
- * count from there, so the contacts' phones see them whatever the way there took.
+ * The state once a message let out reached the network (or failed) at `now`: the gap counts from
+ * there, and so does the new-contact gap when `message` was a first message to a new contact, so
+ * the contacts' phones see both whatever the way there took. Never moves a clock back.
  */
-export function settled(state: PacingState, now: number): PacingState {
+export function settled(state: PacingState, message: NextMessage, now: number): PacingState {
   const lastAt = Math.max(state.lastAt ?? now, now);
-  if (!state.lastWasNewContact) return { ...state, lastAt };
+  if (!message.isNewContact) return { ...state, lastAt };
   return { ...state, lastAt, lastNewContactAt: Math.max(state.lastNewContactAt ?? now, now) };
 }
 

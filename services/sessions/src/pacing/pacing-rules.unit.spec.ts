@@ -50,21 +50,27 @@ describe('when the next message of a session may go out', () => {
 
   it('measures gaps from when the previous message reached the network', () => {
     const next = released({}, fresh('a'), 10_000);
-    expect(next).toEqual({ lastTo: 'a', lastAt: 10_000, lastNewContactAt: 10_000, lastWasNewContact: true });
+    expect(next).toEqual({ lastTo: 'a', lastAt: 10_000, lastNewContactAt: 10_000 });
     expect(waitsForPrevious(next, known('b'), paced)).toBe(true);
     expect(waitsForPrevious(next, known('a'), paced)).toBe(false);
     expect(waitsForPrevious(next, fresh('b'), off)).toBe(false);
-    const acked = settled(next, 10_400);
+    const acked = settled(next, fresh('a'), 10_400);
     expect(earliestSendAt(acked, known('b'), paced, least)).toBe(11_400);
     // A first message to a new contact: the new-contact gap counts from its acknowledgement too.
     expect(earliestSendAt(acked, fresh('b'), paced, least)).toBe(15_400);
     // A late settle of an older message never moves the clock back.
-    expect(settled(acked, 10_100)).toMatchObject({ lastAt: 10_400, lastNewContactAt: 10_400 });
+    expect(settled(acked, fresh('a'), 10_100)).toEqual({ lastTo: 'a', lastAt: 10_400, lastNewContactAt: 10_400 });
   });
 
   it('leaves the new-contact clock alone when the message that reached the network went to a known contact', () => {
     const state = released({ lastTo: 'a', lastAt: 10_000, lastNewContactAt: 10_000 }, known('b'), 11_000);
-    expect(settled(state, 11_300)).toEqual({ lastTo: 'b', lastAt: 11_300, lastNewContactAt: 10_000, lastWasNewContact: false });
+    expect(settled(state, known('b'), 11_300)).toEqual({ lastTo: 'b', lastAt: 11_300, lastNewContactAt: 10_000 });
+  });
+
+  it('moves the new-contact clock on a first message acknowledged after the next message was let out', () => {
+    // A first message to a, then (not spaced: the same recipient) a second one, before the first is acknowledged.
+    const both = released(released({}, fresh('a'), 10_000), known('a'), 10_010);
+    expect(settled(both, fresh('a'), 10_500).lastNewContactAt).toBe(10_500);
   });
 });
 
