@@ -17,8 +17,6 @@ export interface IdentitySnapshot {
   mediaCertPem: string;
 }
 
-// Owner-only, like everything in the Switchboard data dir that the embedded emulator shares.
-
 /**
  * Files under the data directory: JSON documents written atomically (temp file + rename) at the
  * end of the event-loop turn that changed them, the network's journal (a turn's changed records in

@@ -9,11 +9,6 @@ import type { MessageStatusQueries } from '../projections/message-status/queries
 export interface ReceiptOptions {
   messages: MessageStore;
   statuses: MessageStatusQueries;
-  /**
-   * How long to wait for the network id to become known. A fast recipient can answer before the
-   * sender's MessageSent reached this replica's read model; the receipt must not be lost for that.
-   */
-  matchWithinMs?: number;
 }
 
 /**
@@ -34,13 +29,16 @@ const RECEIPT_MATCH_WITHIN_MS = 3_000;
  */
 export async function recordReceipts(command: RecordReceiptsCommand, o: ReceiptOptions): Promise<RecordReceiptsReply> {
   const results: RecordReceiptReply[] = new Array(command.receipts.length);
+  // One account per call (the contract says so): a message is its session and network id.
   const byMessage = new Map<string, number[]>();
   command.receipts.forEach((receipt, i) => {
-    const key = `${receipt.accountId} ${receipt.sessionId} ${receipt.networkMessageId}`;
-    byMessage.set(key, [...(byMessage.get(key) ?? []), i]);
+    const key = `${receipt.sessionId} ${receipt.networkMessageId}`;
+    const indexes = byMessage.get(key);
+    if (indexes) indexes.push(i);
+    else byMessage.set(key, [i]);
   });
   const outcomes = await Promise.allSettled([...byMessage.values()].map(async (indexes) => {
-    const messageId = await matchNetworkId(command.receipts[indexes[0]!]!, { statuses: o.statuses, matchWithinMs: o.matchWithinMs ?? RECEIPT_MATCH_WITHIN_MS });
+    const messageId = await matchNetworkId(command.receipts[indexes[0]!]!, o.statuses, RECEIPT_MATCH_WITHIN_MS);
     for (const i of indexes) results[i] = messageId === null ? { messageId: null, applied: false } : await recordReceipt(command.receipts[i]!, messageId, o);
   }));
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
@@ -73,17 +71,18 @@ function observeDeliveryLatency(state: Message, receipt: RecordReceiptCommand['r
 }
 
 /**
- * Looks the network id up, then again with growing pauses: a receipt for a message sent a moment
- * ago is matched within milliseconds, while one for a message we never sent (the phone's own)
- * costs a handful of lookups, not a hundred.
+ * Looks the network id up, then again with growing pauses for up to `withinMs`: a receipt for a
+ * message sent a moment ago is matched within milliseconds, while one for a message we never sent
+ * (the phone's own) costs a handful of lookups, not a hundred.
  */
 export async function matchNetworkId(
   command: Pick<RecordReceiptCommand, 'accountId' | 'sessionId' | 'networkMessageId'>,
-  o: Pick<ReceiptOptions, 'statuses' | 'matchWithinMs'>,
+  statuses: MessageStatusQueries,
+  withinMs: number,
 ): Promise<string | null> {
-  const giveUpAt = Date.now() + (o.matchWithinMs ?? 5_000);
+  const giveUpAt = Date.now() + withinMs;
   for (let pause = 25; ; pause = Math.min(pause * 2, 1_000)) {
-    const found = o.statuses.messageIdOfNetworkId(command.accountId, command.sessionId, command.networkMessageId);
+    const found = statuses.messageIdOfNetworkId(command.accountId, command.sessionId, command.networkMessageId);
     if (found !== null || Date.now() >= giveUpAt) return found;
     await sleep(Math.min(pause, Math.max(0, giveUpAt - Date.now())));
   }

@@ -25,7 +25,7 @@ export interface SentContentOptions {
  * works after any restart; an erased content (crypto-shredding) is never handed out again.
  */
 export async function sentContent(request: SentContentRequest, o: SentContentOptions): Promise<SentContentReply> {
-  const messageId = await matchNetworkId(request, { statuses: o.statuses, matchWithinMs: MATCH_WITHIN_MS });
+  const messageId = await matchNetworkId(request, o.statuses, MATCH_WITHIN_MS);
   if (messageId === null) return { message: null };
   const state = await o.messages.load(messageId);
   if (state.status === 'absent' || state.status === 'pending' || state.status === 'failed') return { message: null };

@@ -15,7 +15,7 @@ const REQUEST_TIMEOUT_MS = 5_000;
 /**
  * Calls to messaging under way at once (a received message, or one account's receipts, each one
  * call): a burst does not go one round trip at a time, and a call that waits (a receipt for a
- * network id messaging does not know waits 5 s) holds one of them, not everything behind it.
+ * network id messaging does not know waits 3 s) holds one of them, not everything behind it.
  */
 const MAX_IN_FLIGHT = 32;
 const MAX_BACKOFF_MS = 5_000;
@@ -28,8 +28,8 @@ const IDLE_TAKE_GAP_MS = 100;
  * (`sb.v1.messaging.recordReceipts` / `recordInbound`) until messaging answers, however long it is
  * away, and across a restart of this process (what the outbox holds is sent again; messaging
  * records each once). The receipts of an account taken in one turn of the event loop go in one
- * call (a burst of sends brings its receipts back together). With a shared outbox (distributed mode) an entry may
- * be sent by any replica.
+ * call (a burst of sends brings its receipts back together). With a shared outbox (distributed
+ * mode) an entry may be sent by any replica.
  * While messaging cannot be reached, sending pauses with a growing wait (up to 5 s), and the entry
  * is handed back to the outbox for that long. Only a refusal that retrying cannot change (a
  * 4xx-class error) drops an entry, logged.
@@ -44,7 +44,7 @@ export class MessagingForwarder {
   #taking: Promise<void> = Promise.resolve();
   readonly #sending = new Set<Promise<void>>();
   /** Receipts taken in this turn of the event loop, by account, sent together at its end. */
-  #receipts = new Map<string, OutboxDelivery[]>();
+  readonly #receipts = new Map<string, OutboxDelivery[]>();
   /** The take loop, waiting for room (a send to end, a pause to end, or stop). */
   #roomWaiter: (() => void) | undefined;
 
