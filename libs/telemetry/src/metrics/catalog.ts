@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { registerEventLoopDelay } from './event-loop-delay.js';
 import { SourcedGauge } from './sourced-gauge.js';
 
 /** Request-scale latencies: a millisecond up to the send deadline's order of magnitude. */
@@ -38,8 +39,12 @@ export interface SwitchboardMetrics {
   readonly chatConnections: SourcedGauge<never>;
 }
 
-/** How often the event-loop lag (`nodejs_eventloop_lag_*`) is sampled, ms. */
-const EVENT_LOOP_SAMPLE_MS = 100;
+/**
+ * prom-client's own event-loop delay monitor wakes the process at a fixed period; its gauges are
+ * replaced by `registerEventLoopDelay`'s (same names, a period that follows the load), so its
+ * monitor gets a period it never reaches (about 24 days, the longest a timer takes).
+ */
+const NEVER_MS = 2 ** 31 - 1;
 
 export interface CreateMetricsOptions {
   /** Node's process metrics (`process_*`, `nodejs_*`, unprefixed as dashboards expect). Default true. */
@@ -48,9 +53,10 @@ export interface CreateMetricsOptions {
 
 export function createMetrics(options: CreateMetricsOptions = {}): SwitchboardMetrics {
   const registry = new Registry();
-  // The event-loop lag sampler is a timer: prom-client's default (every 10 ms) alone woke an idle
-  // process 100 times a second. Every 100 ms still catches any stall worth a dashboard.
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  if (options.defaultMetrics ?? true) {
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: NEVER_MS });
+    registerEventLoopDelay(registry);
+  }
   const registers = [registry];
   const latency = { buckets: LATENCY_BUCKETS_SECONDS, registers };
   return {

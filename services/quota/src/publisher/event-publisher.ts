@@ -15,22 +15,29 @@ export interface EventPublisherOptions {
   logger: Logger;
   /** Shared by replicas on one SQLite store; undefined (KurrentDB) = every replica publishes. */
   lease: PublicationLease | undefined;
-  /** How often a non-holder checks whether the holder is gone. */
-  pollMs?: number;
+  /** How long after a failed pass (bus down, store busy) the publisher tries again. */
+  retryMs?: number;
 }
+
+/** Why a pass ended: the next pass is owed to a wake, or to a timer (`retry`, or the lease's `held-elsewhere`). */
+type PassEnd = 'done' | 'retry' | 'held-elsewhere';
 
 /**
  * Publishes every quota event on `sb.v1.evt.<category>.<Event>` (PublishedEvent), including those
  * written by another process on the same store (the CLI, another replica). Woken by the
- * projections' afterApply; reads from its own recorded position, so a restart neither floods the
- * bus with old events nor loses those written while it was down. At least once: subscribers
- * deduplicate by `eventId` (a takeover after a crash may repeat the last few).
+ * projections' afterApply, which every append reaches (another process's too: the store's
+ * subscriptions see its commits); reads from its own recorded position, so a restart neither
+ * floods the bus with old events nor loses those written while it was down. At least once:
+ * subscribers deduplicate by `eventId` (a takeover after a crash may repeat the last few).
+ * No timer runs while it is idle: only a failed pass, or a lease another replica holds (checked
+ * again once it could have expired), schedules the next look.
  */
 export class EventPublisher {
   private position = 0n;
   private running: Promise<void> | undefined;
   private again = false;
   private started = false;
+  /** The next pass a timer owes (after a failure, or to see whether the lease's holder is gone). */
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: EventPublisherOptions) {}
@@ -40,8 +47,6 @@ export class EventPublisher {
     this.options.lease?.initialize(head);
     this.position = head;
     this.started = true;
-    this.timer = setInterval(() => this.wake(), this.options.pollMs ?? 500);
-    this.timer.unref();
     this.wake();
   }
 
@@ -52,41 +57,50 @@ export class EventPublisher {
       this.again = true;
       return;
     }
-    this.running = this.pump().finally(() => {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.running = this.pump().then((end) => {
       this.running = undefined;
       if (this.again) {
         this.again = false;
         this.wake();
-      }
+      } else if (end !== 'done' && this.started) this.wakeIn(end === 'retry' ? (this.options.retryMs ?? 500) : this.options.lease!.leaseMs);
     });
+  }
+
+  private wakeIn(ms: number): void {
+    this.timer = setTimeout(() => this.wake(), ms);
+    this.timer.unref();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     this.again = false;
     await this.running;
     this.options.lease?.release();
   }
 
-  private async pump(): Promise<void> {
+  private async pump(): Promise<PassEnd> {
     try {
       for (;;) {
         const from = this.options.lease ? this.options.lease.acquire() : this.position;
-        if (from === undefined) return;
+        // Another replica publishes; if it crashed, its lease runs out and this one takes over.
+        if (from === undefined) return 'held-elsewhere';
         const { events: page, complete } = await this.pageAfter(from);
-        if (page.length === 0) return;
+        if (page.length === 0) return 'done';
         for (const event of page) await this.publish(event);
         const last = page.at(-1)!.position;
         this.position = last;
-        if (this.options.lease && !this.options.lease.advance(last)) return;
-        // Nothing was left out of this page: anything appended since wakes another pass (and
-        // the poll timer covers other processes), so no second read just to find it empty.
-        if (complete) return;
+        if (this.options.lease && !this.options.lease.advance(last)) return 'held-elsewhere';
+        // Nothing was left out of this page: anything appended since (by any process) wakes
+        // another pass, so no second read just to find it empty.
+        if (complete) return 'done';
       }
     } catch (error) {
-      // Bus down or store busy: the recorded position stays, the next wake retries.
+      // Bus down or store busy: the recorded position stays, and a timer tries again.
       this.options.logger.warn({ err: error }, 'publishing quota events failed; will retry');
+      return 'retry';
     }
   }
 

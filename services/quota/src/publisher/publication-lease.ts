@@ -14,7 +14,7 @@ export class PublicationLease {
   private position = 0n;
   private advanceStatement: StatementSync | undefined;
 
-  constructor(path: string, private readonly holder: string, private readonly leaseMs: number) {
+  constructor(path: string, private readonly holder: string, readonly leaseMs: number) {
     // synchronous=NORMAL: a progress update lost in a power cut only means a few events published twice.
     this.db = openSqliteDatabase(path, `CREATE TABLE IF NOT EXISTS quota_publisher (
       id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT, lease_until INTEGER NOT NULL, position INTEGER NOT NULL)`);

@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InProcessBus } from '@switchboard/bus';
+import type { PublishOptions } from '@switchboard/bus';
+import { PublishedEvent } from '@switchboard/contracts';
+import { SqliteEventStore } from '@switchboard/eventstore';
+import { eventMetadata, ulid } from '@switchboard/service-kit';
+import { EventPublisher } from '../src/publisher/event-publisher.js';
+import { PublicationLease } from '../src/publisher/publication-lease.js';
+import { eventually, silentLogger, tempDataDir } from './helpers.js';
+
+// The publisher has no timer while idle: a pass is owed to a wake (the projections' afterApply,
+// here called by hand), or to a timer after a failed pass or while another replica holds the lease.
+const LEASE_MS = 300;
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function setUp() {
+  const data = tempDataDir();
+  const store = new SqliteEventStore(join(data.dir, 'events.sqlite'));
+  const bus = new InProcessBus();
+  const published: PublishedEvent[] = [];
+  void bus.subscribe('sb.v1.evt.account.>', (message) => void published.push(PublishedEvent.parse(message.data)));
+  cleanups.push(data.remove, () => store.close(), () => bus.close());
+  const publisher = (replica: string, publishingBus: Pick<InProcessBus, 'publish'> = bus) => {
+    const lease = new PublicationLease(join(data.dir, 'publisher.sqlite'), replica, LEASE_MS);
+    const started = new EventPublisher({ bus: publishingBus as InProcessBus, store, logger: silentLogger, lease, retryMs: 50 });
+    cleanups.push(() => lease.close(), () => started.stop());
+    return started;
+  };
+  const append = async (): Promise<string> => {
+    const accountId = `acc_${ulid()}`;
+    const keyId = `key_${ulid()}`;
+    await store.append(`account-${accountId}`, [{
+      type: 'ApiKeyRevoked', data: { accountId, keyId, revokedAt: new Date().toISOString() },
+      metadata: { ...eventMetadata({ accountId, now: new Date() }), schemaVersion: 1 },
+    }], { expectedRevision: 'any' });
+    return keyId;
+  };
+  const publishedKeys = () => published.map((event) => (event.data as { keyId: string }).keyId);
+  return { publisher, append, publishedKeys };
+}
+
+describe('quota event publisher', () => {
+  it('takes over from a replica that stopped renewing its lease (a crash) and publishes what it left, with no append to wake it', async () => {
+    const { publisher, append, publishedKeys } = setUp();
+    const a = publisher('replica-a');
+    const b = publisher('replica-b');
+    a.start(-1n);
+    b.start(-1n);
+    const first = await append();
+    a.wake();
+    await eventually(() => publishedKeys().includes(first) || undefined);
+    // Replica a is gone from now on (never woken again, lease never released); b is woken by the next
+    // append while a's lease still runs, so only its own look after the lease could expire publishes it.
+    const second = await append();
+    b.wake();
+    await eventually(() => publishedKeys().includes(second) || undefined, 5 * LEASE_MS);
+    expect(publishedKeys()).toEqual([first, second]);
+  });
+
+  it('tries a failed pass again without waiting for the next append', async () => {
+    const { publisher, append, publishedKeys } = setUp();
+    const bus = new InProcessBus();
+    cleanups.push(() => bus.close());
+    let refusals = 1;
+    const flaky = {
+      publish: async (subject: string, data: unknown, options?: PublishOptions) => {
+        if (refusals-- > 0) throw new Error('bus unavailable');
+        return bus.publish(subject, data, options);
+      },
+    };
+    const delivered: string[] = [];
+    await bus.subscribe('sb.v1.evt.account.>', (message) => void delivered.push((PublishedEvent.parse(message.data).data as { keyId: string }).keyId));
+    const only = publisher('replica-a', flaky);
+    only.start(-1n);
+    const keyId = await append();
+    only.wake();
+    await eventually(() => delivered.includes(keyId) || undefined, 5_000);
+    expect(delivered).toEqual([keyId]);
+    expect(publishedKeys()).toEqual([]);
+  });
+});
