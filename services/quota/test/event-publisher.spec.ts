@@ -5,7 +5,7 @@ import type { PublishOptions } from '@switchboard/bus';
 import { PublishedEvent } from '@switchboard/contracts';
 import { SqliteEventStore } from '@switchboard/eventstore';
 import { eventMetadata, ulid } from '@switchboard/service-kit';
-import { EventPublisher } from '../src/publisher/event-publisher.js';
+import { EventPublisher, SAFETY_PASS_MS, nextLookInMs } from '../src/publisher/event-publisher.js';
 import { PublicationLease } from '../src/publisher/publication-lease.js';
 import { eventually, silentLogger, tempDataDir } from './helpers.js';
 
@@ -40,10 +40,34 @@ function setUp() {
     return keyId;
   };
   const publishedKeys = () => published.map((event) => (event.data as { keyId: string }).keyId);
-  return { publisher, append, publishedKeys };
+  return { store, publisher, append, publishedKeys };
 }
 
 describe('quota event publisher', () => {
+  it('looks on its own only after a failed pass, once another replica’s lease ran out, or every 30 s', () => {
+    expect(nextLookInMs({ kind: 'done' }, {})).toBe(SAFETY_PASS_MS);
+    expect(nextLookInMs({ kind: 'retry' }, { retryMs: 200 })).toBe(200);
+    expect(nextLookInMs({ kind: 'held-elsewhere', untilMs: 10_000 }, {}, 7_000)).toBe(3_050);
+    expect(nextLookInMs({ kind: 'held-elsewhere', untilMs: 10_000 }, {}, 12_000)).toBe(50);
+  });
+
+  it('reads nothing while nothing is appended', async () => {
+    const { store, publisher, append, publishedKeys } = setUp();
+    const only = publisher('replica-a');
+    only.start(-1n);
+    const keyId = await append();
+    only.wake();
+    await eventually(() => publishedKeys().includes(keyId) || undefined);
+    let reads = 0;
+    const readAll = store.readAll.bind(store);
+    store.readAll = (options) => {
+      reads += 1;
+      return readAll(options);
+    };
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(reads).toBe(0);
+  });
+
   it('takes over from a replica that stopped renewing its lease (a crash) and publishes what it left, with no append to wake it', async () => {
     const { publisher, append, publishedKeys } = setUp();
     const a = publisher('replica-a');

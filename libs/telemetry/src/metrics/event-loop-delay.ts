@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 
 /** The sampling period while the event loop works: every stall this long or longer is seen. */
 export const WORKING_PERIOD_MS = 100;
-/** The sampling period while it idles: one wake-up a second (each costs an idle VM ~0.15 ms of CPU). */
+/** The sampling period while it idles: one wake-up a second (each costs an idle VM ~0.17 ms of CPU). */
 export const IDLE_PERIOD_MS = 1_000;
 /** Event-loop utilization over the last period above which the process counts as working. */
 export const WORKING_UTILIZATION = 0.01;
@@ -28,12 +28,13 @@ const DELAY_GAUGES = {
 export const EVENT_LOOP_DELAY_METRICS: readonly string[] = Object.values(DELAY_GAUGES).map(([name]) => name);
 
 /**
- * Event-loop delay: how late a timer fires. Node's own monitor (`monitorEventLoopDelay`, what
- * prom-client uses) wakes the process at a fixed period even when it has nothing to do; on this
- * project's VMs its 100 ms period alone cost an idle process 1.7 ms of CPU a second. This sampler
- * is one timer whose period follows the load: every 100 ms while the loop works (so a stall under
- * load is always seen), every second while it idles (a stall there still shows as that wake-up's
- * delay, or raises the utilization and with it the sampling rate).
+ * Event-loop delay: how late a timer fires (0 when on time; prom-client's figures held the
+ * sampling period too). Node's own monitor (`monitorEventLoopDelay`, what prom-client uses) wakes
+ * the process at a fixed period even when it has nothing to do; on this project's VMs its 100 ms
+ * period alone cost an idle process 1.7 ms of CPU a second. This sampler is one timer whose period
+ * follows the load: every 100 ms while the loop works (a stall of 100 ms or more under load is
+ * always seen), every second while it idles. A stall in an idle second that ends before the
+ * sample is recorded as the second's busy time (next to nothing else ran in it).
  */
 export class EventLoopDelaySampler {
   readonly #delays: RecordableHistogram = createHistogram();
@@ -74,20 +75,31 @@ export class EventLoopDelaySampler {
   }
 
   #sample(): void {
-    const now = performance.now();
-    this.#delays.record(Math.max(1, Math.round((now - this.#due) * 1e6)));
-    const utilization = performance.eventLoopUtilization(this.#since).utilization;
+    const late = performance.now() - this.#due;
+    const { utilization, active } = performance.eventLoopUtilization(this.#since);
     this.#since = performance.eventLoopUtilization();
+    const delayMs = this.#periodMs === IDLE_PERIOD_MS ? Math.max(late, active) : late;
+    this.#delays.record(Math.max(1, Math.round(delayMs * 1e6)));
     this.#schedule(samplingPeriodMs(utilization));
   }
 }
 
+let processSampler: EventLoopDelaySampler | undefined;
+
+/** One sampler per process, started on first use: a second registry would read the same delays. */
+function sharedSampler(): EventLoopDelaySampler {
+  processSampler ??= new EventLoopDelaySampler();
+  processSampler.start();
+  return processSampler;
+}
+
 /**
  * Registers the delay gauges on `registry` (replacing prom-client's of the same names, whose
- * sampler must then not run) and starts the sampler; returns it.
+ * sampler must then not run), read from the process's one sampler: each scrape takes what was
+ * recorded since the last (one registry per process: `processMetrics`).
  */
-export function registerEventLoopDelay(registry: Registry): EventLoopDelaySampler {
-  const sampler = new EventLoopDelaySampler();
+export function registerEventLoopDelay(registry: Registry): void {
+  const sampler = sharedSampler();
   for (const name of EVENT_LOOP_DELAY_METRICS) registry.removeSingleMetric(name);
   const gauges = {} as Record<keyof typeof DELAY_GAUGES, Gauge>;
   for (const [key, [name, help]] of Object.entries(DELAY_GAUGES) as [keyof typeof DELAY_GAUGES, readonly [string, string]][]) {
@@ -95,8 +107,6 @@ export function registerEventLoopDelay(registry: Registry): EventLoopDelaySample
     const collect = key === 'min' ? () => report(sampler.take(), gauges) : undefined;
     gauges[key] = new Gauge({ name, help, registers: [registry], aggregator: key === 'min' ? 'min' : key === 'max' ? 'max' : 'average', collect });
   }
-  sampler.start();
-  return sampler;
 }
 
 function report(delays: RecordableHistogram, gauges: Record<keyof typeof DELAY_GAUGES, Gauge>): void {

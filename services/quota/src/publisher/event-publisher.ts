@@ -17,20 +17,31 @@ export interface EventPublisherOptions {
   lease: PublicationLease | undefined;
   /** How long after a failed pass (bus down, store busy) the publisher tries again. */
   retryMs?: number;
+  /** The look it takes on its own after a pass that left nothing to do. */
+  safetyPassMs?: number;
 }
 
-/** Why a pass ended: the next pass is owed to a wake, or to a timer (`retry`, or the lease's `held-elsewhere`). */
-type PassEnd = 'done' | 'retry' | 'held-elsewhere';
+/**
+ * The look taken without a wake, once a pass left nothing to do: the wake comes from the quota
+ * read models, and a read model that stopped on an event it could not apply wakes nobody again.
+ */
+export const SAFETY_PASS_MS = 30_000;
+/** Looked again this long after another replica's lease runs out, so that it has run out. */
+const LEASE_MARGIN_MS = 50;
+
+/** How a pass ended, and when the next look is owed without a wake. */
+export type PassEnd = { kind: 'done' } | { kind: 'retry' } | { kind: 'held-elsewhere'; untilMs: number };
 
 /**
  * Publishes every quota event on `sb.v1.evt.<category>.<Event>` (PublishedEvent), including those
  * written by another process on the same store (the CLI, another replica). Woken by the
  * projections' afterApply, which every append reaches (another process's too: the store's
- * subscriptions see its commits); reads from its own recorded position, so a restart neither
- * floods the bus with old events nor loses those written while it was down. At least once:
- * subscribers deduplicate by `eventId` (a takeover after a crash may repeat the last few).
- * No timer runs while it is idle: only a failed pass, or a lease another replica holds (checked
- * again once it could have expired), schedules the next look.
+ * subscriptions see its commits). On SQLite it reads from the position the publication lease
+ * records, so a restart neither floods the bus with old events nor loses those written while no
+ * replica ran; without a lease (KurrentDB, PostgreSQL) every replica publishes from the read
+ * models' head at its start. At least once: subscribers deduplicate by `eventId` (a takeover after
+ * a crash may repeat the last few). Idle, it looks on its own only every SAFETY_PASS_MS; a failed
+ * pass is tried again in `retryMs`, and a lease another replica holds is looked at once it ran out.
  */
 export class EventPublisher {
   private position = 0n;
@@ -64,7 +75,7 @@ export class EventPublisher {
       if (this.again) {
         this.again = false;
         this.wake();
-      } else if (end !== 'done' && this.started) this.wakeIn(end === 'retry' ? (this.options.retryMs ?? 500) : this.options.lease!.leaseMs);
+      } else if (this.started) this.wakeIn(nextLookInMs(end, this.options));
     });
   }
 
@@ -86,21 +97,21 @@ export class EventPublisher {
       for (;;) {
         const from = this.options.lease ? this.options.lease.acquire() : this.position;
         // Another replica publishes; if it crashed, its lease runs out and this one takes over.
-        if (from === undefined) return 'held-elsewhere';
+        if (from === undefined) return { kind: 'held-elsewhere', untilMs: this.options.lease!.heldElsewhereUntilMs };
         const { events: page, complete } = await this.pageAfter(from);
-        if (page.length === 0) return 'done';
+        if (page.length === 0) return { kind: 'done' };
         for (const event of page) await this.publish(event);
         const last = page.at(-1)!.position;
         this.position = last;
-        if (this.options.lease && !this.options.lease.advance(last)) return 'held-elsewhere';
+        if (this.options.lease && !this.options.lease.advance(last)) return { kind: 'held-elsewhere', untilMs: Date.now() + this.options.lease.leaseMs };
         // Nothing was left out of this page: anything appended since (by any process) wakes
         // another pass, so no second read just to find it empty.
-        if (complete) return 'done';
+        if (complete) return { kind: 'done' };
       }
     } catch (error) {
       // Bus down or store busy: the recorded position stays, and a timer tries again.
       this.options.logger.warn({ err: error }, 'publishing quota events failed; will retry');
-      return 'retry';
+      return { kind: 'retry' };
     }
   }
 
@@ -130,6 +141,18 @@ export class EventPublisher {
     const limit = cutoff.length === 0 ? undefined : cutoff.reduce((a, b) => (a < b ? a : b));
     const events = pages.flat().filter((e) => limit === undefined || e.position <= limit).sort((a, b) => (a.position < b.position ? -1 : 1));
     return { events, complete: limit === undefined };
+  }
+}
+
+/** When the publisher looks again on its own after a pass that ended as `end`. */
+export function nextLookInMs(end: PassEnd, options: Pick<EventPublisherOptions, 'retryMs' | 'safetyPassMs'>, now = Date.now()): number {
+  switch (end.kind) {
+    case 'done':
+      return options.safetyPassMs ?? SAFETY_PASS_MS;
+    case 'retry':
+      return options.retryMs ?? 500;
+    case 'held-elsewhere':
+      return Math.max(0, end.untilMs - now) + LEASE_MARGIN_MS;
   }
 }
 

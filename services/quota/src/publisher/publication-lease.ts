@@ -12,6 +12,8 @@ export class PublicationLease {
   /** While well inside our own lease, no other replica can hold it: skip the transaction. */
   private heldUntil = 0;
   private position = 0n;
+  /** When the lease another replica holds runs out (epoch ms), as the last `acquire` found it. */
+  heldElsewhereUntilMs = 0;
   private advanceStatement: StatementSync | undefined;
 
   constructor(path: string, private readonly holder: string, readonly leaseMs: number) {
@@ -33,7 +35,10 @@ export class PublicationLease {
         | { holder: string | null; lease_until: number; position: number | bigint }
         | undefined;
       if (!row) return undefined;
-      if (row.holder !== this.holder && row.lease_until > now) return undefined;
+      if (row.holder !== this.holder && row.lease_until > now) {
+        this.heldElsewhereUntilMs = row.lease_until;
+        return undefined;
+      }
       this.db.prepare('UPDATE quota_publisher SET holder = ?, lease_until = ? WHERE id = 1').run(this.holder, now + this.leaseMs);
       this.heldUntil = now + this.leaseMs;
       this.position = BigInt(row.position);
