@@ -6,6 +6,12 @@ import { traceparentsOf } from './stored-events.js';
 
 /** Beyond this many unapplied events the lag gauge stops counting (a scrape must stay cheap). */
 export const LAG_COUNT_CAP = 10_000;
+/**
+ * While catching up with the events that existed at start, pages are applied together up to this
+ * many events per transaction: fewer commits (each rewrites the pages it touched), and more of a
+ * row's later facts meet it in memory before it is written.
+ */
+export const CATCH_UP_BATCH_EVENTS = 10_000;
 
 /**
  * A read model kept in a SQLite database. `apply` is synchronous and runs inside the same
@@ -33,11 +39,14 @@ export interface ProjectionRunnerOptions {
   onError?: (error: unknown, event: RecordedEvent) => void;
   /** False: no `switchboard_projection_lag_events` (a rebuild's new generation is not what the service reads). */
   reportLag?: boolean;
+  /** Events applied in one transaction at most while catching up (default CATCH_UP_BATCH_EVENTS; live batches are as the store has them). */
+  catchUpBatchEvents?: number;
 }
 
 /**
- * Subscribes to a category from the stored checkpoint, applies each batch of events (a page while
- * catching up) and its checkpoint atomically, one transaction per batch, and turns live.
+ * Subscribes to a category from the stored checkpoint, applies each batch of events (pages up to
+ * `catchUpBatchEvents` while catching up) and its checkpoint atomically, one transaction per
+ * batch, and turns live.
  * `caughtUp()` tells `/readyz` once the category's last event at start (one query) is applied;
  * `waitForPosition` lets a command handler answer only once its own write is visible in the read model.
  * The runner works on whichever database it is given (a service's read models, or a fresh one to rebuild into).
@@ -107,8 +116,15 @@ export class ProjectionRunner {
   }
 
   private async run(subscription: Subscription): Promise<void> {
+    const catchUpBatch = this.options.catchUpBatchEvents ?? CATCH_UP_BATCH_EVENTS;
+    let gathered: readonly RecordedEvent[] = [];
     try {
-      for await (const batch of subscription) {
+      for await (const page of subscription) {
+        // Before the head at start, the next page is already stored: gather it into this batch.
+        gathered = gathered.length === 0 ? page : [...gathered, ...page];
+        if (gathered.length < catchUpBatch && page.at(-1)!.position < this.target) continue;
+        const batch = gathered;
+        gathered = [];
         // Projecting happens after the requests that appended the events: a span of its own,
         // linked to each one that wrote them (the traceparents in their metadata).
         await runInLinkedSpan(`project ${this.projection.name}`, traceparentsOf(batch), async () => {

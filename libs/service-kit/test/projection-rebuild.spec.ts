@@ -4,7 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InProcessBus } from '@switchboard/bus';
 import { ProjectionRebuildReport, projectionRebuildReportSubject, projectionRebuildSubject } from '@switchboard/contracts';
-import { SqliteEventStore, openSqliteDatabase } from '@switchboard/eventstore';
+import { CATCH_UP_PAGE_SIZE, SqliteEventStore, openSqliteDatabase } from '@switchboard/eventstore';
 import type { RecordedEvent } from '@switchboard/eventstore';
 import { createLogger } from '@switchboard/telemetry';
 import { ProjectionRunner } from '../src/projection-runner.js';
@@ -75,7 +75,8 @@ describe('rebuildProjection', () => {
     // The old generation is wrong (as after a projection bug): the rebuild must replace it.
     live.exec("UPDATE grants SET count = 999 WHERE stream = 'ticket-7'");
     const progress: number[] = [];
-    const rebuilding = rebuildProjection({ store, file: liveFile, projection: counter, onProgress: (p) => progress.push(p.events) });
+    // As a serving replica runs it (one page per transaction, requests answered between two).
+    const rebuilding = rebuildProjection({ store, file: liveFile, projection: counter, onProgress: (p) => progress.push(p.events), batchEvents: CATCH_UP_PAGE_SIZE });
     let done = false;
     void rebuilding.finally(() => (done = true));
     let reads = 0;

@@ -125,6 +125,7 @@ describe('ProjectionRunner', () => {
         applied += events.length;
         return new Promise<void>((resolve) => held.push(resolve));
       },
+      catchUpBatchEvents: CATCH_UP_PAGE_SIZE,
     });
     await runner.start();
     for (const page of [CATCH_UP_PAGE_SIZE, 2 * CATCH_UP_PAGE_SIZE]) {
@@ -163,10 +164,39 @@ describe('ProjectionRunner', () => {
       },
     };
     await store.append('ticket-a', Array.from({ length: CATCH_UP_PAGE_SIZE + 1 }, () => grant), { expectedRevision: 'no_stream' });
-    const runner = new ProjectionRunner(store, db, batched);
+    const runner = new ProjectionRunner(store, db, batched, { catchUpBatchEvents: CATCH_UP_PAGE_SIZE });
     await runner.start();
     await runner.waitForPosition((await store.lastPosition({ category: 'ticket' }))!);
     expect(db.prepare('SELECT size FROM batches ORDER BY rowid').all()).toEqual([{ size: CATCH_UP_PAGE_SIZE }, { size: 1 }]);
+    await runner.stop();
+  });
+
+  it('catching up, applies the pages stored before its start together, up to catchUpBatchEvents per transaction; later appends as they come', async () => {
+    db.exec('CREATE TABLE batches (size INTEGER NOT NULL)');
+    const insert = db.prepare('INSERT INTO batches (size) VALUES (?)');
+    let gathered = 0;
+    const batched: Projection = {
+      name: 'batched', category: 'ticket',
+      apply: () => void (gathered += 1),
+      flush: () => {
+        insert.run(gathered);
+        gathered = 0;
+      },
+    };
+    const stored = 5 * CATCH_UP_PAGE_SIZE + 7;
+    for (let i = 0; i < stored; i += 1_000) {
+      await store.append(`ticket-${i}`, Array.from({ length: Math.min(1_000, stored - i) }, () => grant), { expectedRevision: 'no_stream' });
+    }
+    const runner = new ProjectionRunner(store, db, batched, { catchUpBatchEvents: 2 * CATCH_UP_PAGE_SIZE });
+    await runner.start();
+    await runner.waitForPosition((await store.lastPosition({ category: 'ticket' }))!);
+    expect(runner.caughtUp()).toBe(true);
+    const live = await store.append('ticket-live', [grant, grant, grant], { expectedRevision: 'no_stream' });
+    await runner.waitForPosition(live.position);
+    expect(db.prepare('SELECT size FROM batches ORDER BY rowid').all()).toEqual([
+      { size: 2 * CATCH_UP_PAGE_SIZE }, { size: 2 * CATCH_UP_PAGE_SIZE }, { size: CATCH_UP_PAGE_SIZE + 7 }, { size: 3 },
+    ]);
+    expect(db.prepare("SELECT position FROM checkpoints WHERE name = 'batched'").get()).toEqual({ position: Number(live.position) });
     await runner.stop();
   });
 

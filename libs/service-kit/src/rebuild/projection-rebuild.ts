@@ -40,6 +40,11 @@ export interface RebuildOptions {
   onProgress?: (progress: RebuildProgress) => void;
   /** Aborting stops the rebuild before its swap; the live read model stays as it was. */
   signal?: AbortSignal;
+  /**
+   * Events applied in one transaction at most (default CATCH_UP_BATCH_EVENTS). A rebuild inside a
+   * serving process takes smaller ones: the process answers requests between two.
+   */
+  batchEvents?: number;
 }
 
 /**
@@ -95,6 +100,7 @@ async function buildGeneration(options: RebuildOptions, next: DatabaseSync, proj
       await new Promise((resolve) => setImmediate(resolve));
     },
     reportLag: false,
+    catchUpBatchEvents: options.batchEvents,
   });
   const head = await store.lastPosition({ category });
   await runner.start();
