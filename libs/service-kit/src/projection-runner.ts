@@ -39,7 +39,10 @@ export interface ProjectionRunnerOptions {
   onError?: (error: unknown, event: RecordedEvent) => void;
   /** False: no `switchboard_projection_lag_events` (a rebuild's new generation is not what the service reads). */
   reportLag?: boolean;
-  /** Events applied in one transaction at most while catching up (default CATCH_UP_BATCH_EVENTS; live batches are as the store has them). */
+  /**
+   * Events applied in one transaction at most while catching up (default CATCH_UP_BATCH_EVENTS;
+   * whole pages: a page larger than this is one batch). Live batches are as the store has them.
+   */
   catchUpBatchEvents?: number;
 }
 
@@ -117,27 +120,35 @@ export class ProjectionRunner {
 
   private async run(subscription: Subscription): Promise<void> {
     const catchUpBatch = this.options.catchUpBatchEvents ?? CATCH_UP_BATCH_EVENTS;
-    let gathered: readonly RecordedEvent[] = [];
+    let gathered: RecordedEvent[] = [];
     try {
       for await (const page of subscription) {
+        // A page is never split: one that would take the batch past its size goes to the next.
+        if (gathered.length > 0 && gathered.length + page.length > catchUpBatch) {
+          await this.project(gathered);
+          gathered = [];
+        }
+        for (const event of page) gathered.push(event);
         // Before the head at start, the next page is already stored: gather it into this batch.
-        gathered = gathered.length === 0 ? page : [...gathered, ...page];
         if (gathered.length < catchUpBatch && page.at(-1)!.position < this.target) continue;
-        const batch = gathered;
+        await this.project(gathered);
         gathered = [];
-        // Projecting happens after the requests that appended the events: a span of its own,
-        // linked to each one that wrote them (the traceparents in their metadata).
-        await runInLinkedSpan(`project ${this.projection.name}`, traceparentsOf(batch), async () => {
-          await this.applyWithCheckpoint(batch);
-          this.release();
-          await this.afterApply(batch);
-        });
       }
     } catch (error) {
       this.failure = error;
       for (const waiter of this.waiters.splice(0)) waiter.reject(error);
       if (this.applying) this.options.onError?.(error, this.applying);
     }
+  }
+
+  private async project(batch: readonly RecordedEvent[]): Promise<void> {
+    // Projecting happens after the requests that appended the events: a span of its own,
+    // linked to each one that wrote them (the traceparents in their metadata).
+    await runInLinkedSpan(`project ${this.projection.name}`, traceparentsOf(batch), async () => {
+      await this.applyWithCheckpoint(batch);
+      this.release();
+      await this.afterApply(batch);
+    });
   }
 
   /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { CATCH_UP_PAGE_SIZE, SqliteEventStore, openSqliteDatabase } from '@switchboard/eventstore';
 import type { RecordedEvent } from '@switchboard/eventstore';
-import { ProjectionRunner } from '../src/projection-runner.js';
+import { CATCH_UP_BATCH_EVENTS, ProjectionRunner } from '../src/projection-runner.js';
 import type { Projection } from '../src/projection-runner.js';
 import { tempDir } from './support.js';
 
@@ -171,33 +171,40 @@ describe('ProjectionRunner', () => {
     await runner.stop();
   });
 
-  it('catching up, applies the pages stored before its start together, up to catchUpBatchEvents per transaction; later appends as they come', async () => {
-    db.exec('CREATE TABLE batches (size INTEGER NOT NULL)');
-    const insert = db.prepare('INSERT INTO batches (size) VALUES (?)');
-    let gathered = 0;
-    const batched: Projection = {
-      name: 'batched', category: 'ticket',
-      apply: () => void (gathered += 1),
-      flush: () => {
-        insert.run(gathered);
-        gathered = 0;
-      },
+  it('catching up, applies the pages stored before its start together (10,000 events per transaction, whole pages), later appends as they come', async () => {
+    db.exec('CREATE TABLE batches (runner TEXT NOT NULL, size INTEGER NOT NULL)');
+    const insert = db.prepare('INSERT INTO batches (runner, size) VALUES (?, ?)');
+    const batched = (name: string): Projection => {
+      let gathered = 0;
+      return {
+        name, category: 'ticket',
+        apply: () => void (gathered += 1),
+        flush: () => {
+          insert.run(name, gathered);
+          gathered = 0;
+        },
+      };
     };
-    const stored = 5 * CATCH_UP_PAGE_SIZE + 7;
+    const stored = 6 * CATCH_UP_PAGE_SIZE + 7;
     for (let i = 0; i < stored; i += 1_000) {
       await store.append(`ticket-${i}`, Array.from({ length: Math.min(1_000, stored - i) }, () => grant), { expectedRevision: 'no_stream' });
     }
-    const runner = new ProjectionRunner(store, db, batched, { catchUpBatchEvents: 2 * CATCH_UP_PAGE_SIZE });
-    await runner.start();
-    await runner.waitForPosition((await store.lastPosition({ category: 'ticket' }))!);
-    expect(runner.caughtUp()).toBe(true);
-    const live = await store.append('ticket-live', [grant, grant, grant], { expectedRevision: 'no_stream' });
-    await runner.waitForPosition(live.position);
-    expect(db.prepare('SELECT size FROM batches ORDER BY rowid').all()).toEqual([
-      { size: 2 * CATCH_UP_PAGE_SIZE }, { size: 2 * CATCH_UP_PAGE_SIZE }, { size: CATCH_UP_PAGE_SIZE + 7 }, { size: 3 },
-    ]);
-    expect(db.prepare("SELECT position FROM checkpoints WHERE name = 'batched'").get()).toEqual({ position: Number(live.position) });
-    await runner.stop();
+    const head = (await store.lastPosition({ category: 'ticket' }))!;
+    const catchUp = async (runner: ProjectionRunner) => {
+      await runner.start();
+      await runner.waitForPosition(head);
+      expect(runner.caughtUp()).toBe(true);
+      const live = await store.append('ticket-live', [grant, grant, grant], { expectedRevision: 'any' });
+      await runner.waitForPosition(live.position);
+      await runner.stop();
+    };
+    const sizes = (runner: string) => db.prepare('SELECT size FROM batches WHERE runner = ? ORDER BY rowid').all(runner).map((row) => (row as { size: number }).size);
+    await catchUp(new ProjectionRunner(store, db, batched('default')));
+    expect(sizes('default')).toEqual([CATCH_UP_BATCH_EVENTS, stored - CATCH_UP_BATCH_EVENTS, 3]);
+    // A size that is not a whole number of pages: a batch never goes past it, and no page is split
+    // (the first runner's 3 live events were stored before this one started: its last page has 10).
+    await catchUp(new ProjectionRunner(store, db, batched('capped'), { catchUpBatchEvents: 1.5 * CATCH_UP_PAGE_SIZE }));
+    expect(sizes('capped')).toEqual([...Array(5).fill(CATCH_UP_PAGE_SIZE), CATCH_UP_PAGE_SIZE + 10, 3]);
   });
 
   it('skips what its stored checkpoint says is applied already (a read model swapped in by a rebuild), and applies the rest once', async () => {
