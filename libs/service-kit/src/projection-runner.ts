@@ -65,6 +65,7 @@ export class ProjectionRunner {
   /** The event being applied, named when applying it fails. */
   private applying: RecordedEvent | undefined;
   private removeLagSource: (() => void) | undefined;
+  private stopping = false;
 
   constructor(
     private readonly store: EventStore,
@@ -113,6 +114,7 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     this.removeLagSource?.();
     await this.subscription?.close();
     await this.loop;
@@ -134,6 +136,9 @@ export class ProjectionRunner {
         await this.project(gathered);
         gathered = [];
       }
+      // Only stop() ends a subscription; one that ends by itself (a KurrentDB stream closed by the
+      // server) would otherwise leave the read model behind, its waiters waiting, and nobody told.
+      if (!this.stopping) throw new Error(`the ${this.projection.category} subscription of projection ${this.projection.name} ended`);
     } catch (error) {
       this.failure = error;
       for (const waiter of this.waiters.splice(0)) waiter.reject(error);

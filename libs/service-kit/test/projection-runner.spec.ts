@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { CATCH_UP_PAGE_SIZE, SqliteEventStore, openSqliteDatabase } from '@switchboard/eventstore';
-import type { RecordedEvent } from '@switchboard/eventstore';
+import type { EventStore, RecordedEvent, Subscription } from '@switchboard/eventstore';
 import { CATCH_UP_BATCH_EVENTS, ProjectionRunner } from '../src/projection-runner.js';
 import type { Projection } from '../src/projection-runner.js';
 import { tempDir } from './support.js';
@@ -205,6 +205,30 @@ describe('ProjectionRunner', () => {
     // (the first runner's 3 live events were stored before this one started: its last page has 10).
     await catchUp(new ProjectionRunner(store, db, batched('capped'), { catchUpBatchEvents: 1.5 * CATCH_UP_PAGE_SIZE }));
     expect(sizes('capped')).toEqual([...Array(5).fill(CATCH_UP_PAGE_SIZE), CATCH_UP_PAGE_SIZE + 10, 3]);
+  });
+
+  it('fails, and says so to whoever waits, when its subscription ends without being stopped (a stream closed by the server)', async () => {
+    const first = await store.append('ticket-a', [grant], { expectedRevision: 'no_stream' });
+    const later = await store.append('ticket-b', [grant], { expectedRevision: 'no_stream' });
+    // The store hands over the first event and then ends its subscription, as a closed stream would.
+    const ending = {
+      lastPosition: (options: { category?: string }) => store.lastPosition(options),
+      countAfter: (...args: Parameters<SqliteEventStore['countAfter']>) => store.countAfter(...args),
+      subscribe: (): Subscription => ({
+        close: async () => undefined,
+        async *[Symbol.asyncIterator]() {
+          yield (await store.readAll({ category: 'ticket', maxCount: 1 }));
+        },
+      }),
+    } as unknown as EventStore;
+    const runner = new ProjectionRunner(ending, db, grantCounter(db));
+    await runner.start();
+    await expect(runner.waitForPosition(later.position)).rejects.toThrow('the ticket subscription of projection grant-counter ended');
+    // The first event was gathered for a batch the end cut short: not applied, and not checkpointed.
+    await expect(runner.waitForPosition(first.position)).rejects.toThrow('ended');
+    expect(runner.caughtUp()).toBe(false);
+    expect(runner.failed()).toBeInstanceOf(Error);
+    await runner.stop();
   });
 
   it('skips what its stored checkpoint says is applied already (a read model swapped in by a rebuild), and applies the rest once', async () => {
