@@ -23,9 +23,9 @@ const TCP_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUN
 /** Node's TLS and certificate error codes (OpenSSL's verify codes and node's ERR_TLS_* / ERR_SSL_*). */
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$)/;
 const UPGRADE_REFUSED = /Unexpected server response: (\d{3})/;
-/** Baileys' keepalive gave up: nothing received for its interval plus 5 s (socket.js, `startKeepAliveRequest`). */
-const KEEPALIVE_GAVE_UP = 'Connection was lost';
-const KEEPALIVE_SLACK_MS = 5_000;
+/** The keepalive gave up: nothing received for its interval plus 5 s (Baileys' words and rule, socket.js `startKeepAliveRequest`). */
+export const KEEPALIVE_GAVE_UP = 'Connection was lost';
+export const KEEPALIVE_SLACK_MS = 5_000;
 const CLIENT_OUTDATED = 405;
 
 interface ErrorLike {

@@ -289,6 +289,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#codePairing?.prepare(creds);
     const socket = makeWASocket(socketConfig(settings, auth, (key) => this.#messageForRetry(key), version));
     boundCloseHandshake(socket);
+    settings.keepalive.watch(socket);
     this.#socket = socket;
     this.#version = version;
     this.#qrIssued = 0;
@@ -471,7 +472,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     const action = closeAction({ statusCode: error?.output?.statusCode, message: error?.message });
     // Sends already written wait for the next socket (until their deadline) where one follows.
     if (action === 'restart') return this.#connect();
-    if (action === 'reconnect') return this.#scheduleReconnect(classifyNetworkFailure(error, this.#options.settings.keepAliveIntervalMs));
+    if (action === 'reconnect') return this.#scheduleReconnect(classifyNetworkFailure(error, this.#options.settings.keepalive.intervalMs));
     if (action === 'version_refused') return this.#versionRefused(error);
     this.#failUnacknowledged(error);
     this.#running = false;

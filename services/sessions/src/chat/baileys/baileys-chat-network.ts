@@ -4,7 +4,7 @@ import { SessionCredentials } from '../credentials/session-credentials.js';
 import type { CredentialsStore } from '../credentials/credentials-store.js';
 import { BaileysChatDriver } from './baileys-chat-driver.js';
 import { installWorkingCurveVerify } from './baileys-curve-verify.js';
-import { DEFAULT_KEEPALIVE_INTERVAL_MS } from './keepalive.js';
+import { KeepaliveClock } from './keepalive.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy } from './reconnect-policy.js';
 import { createSharedBaileysCaches } from './shared-cache.js';
 import { silenceLibsignalConsole } from './silence-libsignal.js';
@@ -52,7 +52,7 @@ export class BaileysChatNetwork {
     const settings: SocketSettings = {
       network,
       caches: createSharedBaileysCaches(),
-      keepAliveIntervalMs: options.keepAliveIntervalMs ?? DEFAULT_KEEPALIVE_INTERVAL_MS,
+      keepalive: new KeepaliveClock(options.keepAliveIntervalMs),
       ...(options.qrTimeoutMs === undefined ? {} : { qrTimeoutMs: options.qrTimeoutMs }),
     };
     return new BaileysChatNetwork(options, settings, new WaWebVersions(options.latestWaWebVersion ?? defaultVersionLookup(network)));

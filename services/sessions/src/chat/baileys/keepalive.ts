@@ -1,12 +1,135 @@
-import type { WASocket } from '@whiskeysockets/baileys';
+import { DisconnectReason, S_WHATSAPP_NET } from '@whiskeysockets/baileys';
+import type { BinaryNode, WASocket } from '@whiskeysockets/baileys';
+import { KEEPALIVE_GAVE_UP, KEEPALIVE_SLACK_MS } from '../network-failure.js';
 
 /**
- * How often each socket pings the network (an `iq xmlns="w:p"`). Baileys ends a socket that has
- * received nothing for this plus 5 s, checked at each ping (socket.js, `startKeepAliveRequest`):
- * a socket that goes silent is found 20 to 40 s later, within the 60 s promised (Baileys' own
- * 30 s would take up to 60). WhatsApp Web and whatsmeow ping every 20 to 30 s (keepalive.go).
+ * How often each socket pings the network (an `iq xmlns="w:p"`). A socket that has received
+ * nothing for this plus 5 s at one of its pings is ended as lost (Baileys' own rule, socket.js
+ * `startKeepAliveRequest`): a socket that goes silent is found 20 to 42 s later (a ping goes out
+ * up to one tick late), within the 60 s promised (Baileys' own 30 s would take up to 60). WhatsApp
+ * Web and whatsmeow ping every 20 to 30 s (keepalive.go).
  */
 export const DEFAULT_KEEPALIVE_INTERVAL_MS = 20_000;
+/** The clock's tick: a ping is late by up to this, so that the pings due within it go out together. */
+const MAX_TICK_MS = 1_000;
+/**
+ * Baileys' own keepalive, switched off (its interval: the longest timer Node takes, about 24
+ * days): one timer per socket wakes an idle process once per socket and interval, which with
+ * many sessions costs more than the pings themselves (see `KeepaliveClock`).
+ */
+export const BAILEYS_KEEPALIVE_OFF_MS = 2 ** 31 - 1;
+
+/** One socket as the clock sees it. */
+export interface KeepaliveState {
+  /** The handshake is done (a stanza came in): from then on the socket is pinged. */
+  live: boolean;
+  /** When its last frame came in. */
+  lastFrameAt: number;
+  /** When it is pinged next (meaningful once live). */
+  nextPingAt: number;
+}
+
+export type KeepaliveStep = 'wait' | 'ping' | 'give_up';
+
+/**
+ * What a tick does with a socket: nothing before its handshake or before its ping is due; at a due
+ * ping, gives it up after more than an interval plus the slack without a frame (the last ping went
+ * unanswered), or pings it.
+ */
+export function keepaliveStep(state: KeepaliveState, now: number, intervalMs: number): KeepaliveStep {
+  if (!state.live || now < state.nextPingAt) return 'wait';
+  return now - state.lastFrameAt > intervalMs + KEEPALIVE_SLACK_MS ? 'give_up' : 'ping';
+}
+
+/** The socket's parts the clock uses (`ws` is typed loosely by Baileys). */
+type WatchedSocket = Pick<WASocket, 'ev' | 'end' | 'sendNode' | 'generateMessageTag'> & {
+  ws: { on(event: 'frame', listener: (frame: BinaryNode | Uint8Array) => void): unknown; isOpen: boolean; isClosed: boolean };
+};
+
+/**
+ * The keepalive of every socket of a process, on one timer. Each socket is pinged once per
+ * interval and given up by the same rule as Baileys' keepalive, but the pings due within one tick
+ * go out in one turn of the event loop, and their answers come back together: an idle process
+ * with a thousand sessions wakes about once a second instead of fifty times (each wake-up of an
+ * idle process costs more CPU than the ping it sends). The timer runs only while a socket is watched.
+ */
+export class KeepaliveClock {
+  readonly intervalMs: number;
+  readonly #tickMs: number;
+  readonly #watched = new Map<WatchedSocket, KeepaliveState>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(intervalMs = DEFAULT_KEEPALIVE_INTERVAL_MS) {
+    this.intervalMs = intervalMs;
+    this.#tickMs = Math.min(MAX_TICK_MS, Math.ceil(intervalMs / 4));
+  }
+
+  /** Keeps `socket` alive from its handshake until it closes. */
+  watch(socket: WatchedSocket): void {
+    const state: KeepaliveState = { live: false, lastFrameAt: Date.now(), nextPingAt: 0 };
+    this.#watched.set(socket, state);
+    socket.ws.on('frame', (frame) => {
+      state.lastFrameAt = Date.now();
+      // The handshake's frames are raw bytes; the first stanza comes after it (Baileys starts its
+      // keepalive at the same point, and nothing may be written on the socket before).
+      if (!state.live && !(frame instanceof Uint8Array)) {
+        state.live = true;
+        state.nextPingAt = state.lastFrameAt + this.intervalMs;
+      }
+    });
+    socket.ev.on('connection.update', ({ connection }) => {
+      if (connection === 'close') this.#forget(socket);
+    });
+    this.#timer ??= setInterval(() => this.#tick(), this.#tickMs).unref();
+  }
+
+  /** Sockets watched (for tests and metrics). */
+  get size(): number {
+    return this.#watched.size;
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    for (const [socket, state] of this.#watched) {
+      // Closed without a close event reaching us (ended before its first update): nothing to keep alive.
+      if (socket.ws.isClosed) {
+        this.#forget(socket);
+        continue;
+      }
+      const step = keepaliveStep(state, now, this.intervalMs);
+      if (step === 'wait') continue;
+      if (step === 'give_up') {
+        this.#forget(socket);
+        void socket.end(connectionLost() as never);
+        continue;
+      }
+      state.nextPingAt = now + this.intervalMs;
+      // Not awaited for an answer: any frame that comes in proves the socket alive. A failed write
+      // means the socket is closing, and its close is reported by Baileys.
+      if (socket.ws.isOpen) socket.sendNode(pingNode(socket.generateMessageTag())).catch(() => undefined);
+    }
+  }
+
+  #forget(socket: WatchedSocket): void {
+    this.#watched.delete(socket);
+    if (this.#watched.size > 0 || this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/**
+ * What Baileys' keepalive ends a silent socket with (a Boom with this message and status): the
+ * driver reads it as a silent network (network-failure.ts) and reconnects.
+ */
+function connectionLost(): Error {
+  return Object.assign(new Error(KEEPALIVE_GAVE_UP), { output: { statusCode: DisconnectReason.connectionLost } });
+}
+
+/** The ping Baileys and WhatsApp Web send. */
+function pingNode(id: string): BinaryNode {
+  return { tag: 'iq', attrs: { id, to: S_WHATSAPP_NET, type: 'get', xmlns: 'w:p' }, content: [{ tag: 'ping', attrs: {} }] };
+}
 
 /** How long a closing socket waits for the network to answer its close before it is cut. */
 const CLOSE_HANDSHAKE_MS = 2_000;

@@ -2,6 +2,7 @@ import { Browsers, DisconnectReason } from '@whiskeysockets/baileys';
 import type { AuthenticationState, UserFacingSocketConfig, WAMessageKey, WAVersion, proto } from '@whiskeysockets/baileys';
 import { pino } from 'pino';
 import type { ResolvedNetwork } from '../network.js';
+import { BAILEYS_KEEPALIVE_OFF_MS, type KeepaliveClock } from './keepalive.js';
 import type { SharedBaileysCaches } from './shared-cache.js';
 
 /** Baileys logs credentials-adjacent details at debug level; the driver reports through events instead. */
@@ -12,15 +13,16 @@ export interface SocketSettings {
   caches: SharedBaileysCaches;
   /** Lifetime of each pairing code; unset = Baileys' default (60 s for the first, 20 s after). */
   qrTimeoutMs?: number;
-  /** How often each socket pings the network; silence is noticed within twice this (`keepalive.ts`). */
-  keepAliveIntervalMs: number;
+  /** Pings every socket of the process and ends the silent ones (`keepalive.ts`). */
+  keepalive: KeepaliveClock;
 }
 
 /**
  * The socket configuration behind the memory budget (BAILEYS-MEMORY-FINDINGS.md): no recent
  * message cache (its 5-minute timers pin whole key-store transactions, up to ~64 MB per busy
  * socket) with `getMessage` served from the driver's own bounded map, no history sync, not
- * marked online, caches shared across sockets, and a silent logger.
+ * marked online, caches shared across sockets, and a silent logger. Its keepalive is the
+ * process's `KeepaliveClock`, not one timer per socket.
  */
 export function socketConfig(
   settings: SocketSettings,
@@ -35,7 +37,7 @@ export function socketConfig(
     ...(settings.qrTimeoutMs === undefined ? {} : { qrTimeout: settings.qrTimeoutMs }),
     auth,
     version,
-    keepAliveIntervalMs: settings.keepAliveIntervalMs,
+    keepAliveIntervalMs: BAILEYS_KEEPALIVE_OFF_MS,
     logger: silentLogger,
     browser: Browsers.ubuntu('Chrome'),
     enableRecentMessageCache: false,

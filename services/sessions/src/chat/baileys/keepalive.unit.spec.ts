@@ -1,0 +1,119 @@
+import { EventEmitter } from 'node:events';
+import type { BinaryNode } from '@whiskeysockets/baileys';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { classifyNetworkFailure } from '../network-failure.js';
+import { KeepaliveClock, keepaliveStep } from './keepalive.js';
+
+const INTERVAL = 20_000;
+const stanza: BinaryNode = { tag: 'success', attrs: {} };
+
+/** A socket as the clock sees it: frames come in on `ws`, pings and ends are recorded. */
+function fakeSocket() {
+  const ws = Object.assign(new EventEmitter(), { isOpen: true, isClosed: false });
+  const ev = new EventEmitter();
+  const pings: BinaryNode[] = [];
+  const ends: unknown[] = [];
+  let tag = 0;
+  const socket = {
+    ws,
+    ev,
+    sendNode: async (node: BinaryNode) => void pings.push(node),
+    generateMessageTag: () => `tag-${++tag}`,
+    end: async (error: unknown) => {
+      ends.push(error);
+      ws.isOpen = false;
+      ws.isClosed = true;
+      ev.emit('connection.update', { connection: 'close' });
+    },
+  };
+  return { socket: socket as never, ws, ev, pings, ends, frame: (frame: BinaryNode | Uint8Array = stanza) => ws.emit('frame', frame) };
+}
+
+describe('keepaliveStep', () => {
+  const live = { live: true, lastFrameAt: 0, nextPingAt: INTERVAL };
+  it('waits before the handshake and before the ping is due', () => {
+    expect(keepaliveStep({ ...live, live: false }, 10 * INTERVAL, INTERVAL)).toBe('wait');
+    expect(keepaliveStep(live, INTERVAL - 1, INTERVAL)).toBe('wait');
+  });
+  it('pings when due, and gives up once nothing came for more than the interval plus 5 s', () => {
+    expect(keepaliveStep(live, INTERVAL, INTERVAL)).toBe('ping');
+    expect(keepaliveStep({ ...live, nextPingAt: 2 * INTERVAL }, INTERVAL + 5_000, INTERVAL)).toBe('wait');
+    expect(keepaliveStep({ ...live, nextPingAt: 2 * INTERVAL }, 2 * INTERVAL, INTERVAL)).toBe('give_up');
+    expect(keepaliveStep({ ...live, lastFrameAt: INTERVAL + 1 }, 2 * INTERVAL, INTERVAL)).toBe('ping');
+  });
+});
+
+describe('KeepaliveClock', () => {
+  beforeEach(() => void vi.useFakeTimers({ now: 0 }));
+  afterEach(() => void vi.useRealTimers());
+
+  it('pings nothing during the handshake, then each socket once per interval', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const a = fakeSocket();
+    clock.watch(a.socket);
+    a.frame(new Uint8Array([1, 2, 3]));
+    await vi.advanceTimersByTimeAsync(3 * INTERVAL);
+    expect(a.pings).toEqual([]);
+    a.frame();
+    for (let i = 0; i < 3; i++) {
+      await vi.advanceTimersByTimeAsync(INTERVAL);
+      a.frame();
+    }
+    expect(a.pings).toEqual([1, 2, 3].map((n) => ({ tag: 'iq', attrs: { id: `tag-${n}`, to: '@s.whatsapp.net', type: 'get', xmlns: 'w:p' }, content: [{ tag: 'ping', attrs: {} }] })));
+    expect(a.ends).toEqual([]);
+  });
+
+  it('sends the pings that fall due within one tick together, on one timer', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const sockets = [fakeSocket(), fakeSocket(), fakeSocket()];
+    for (const s of sockets) clock.watch(s.socket);
+    // Handshakes at 100, 400 and 700 ms: their pings fall due at 20.1, 20.4 and 20.7 s, all
+    // within the tick that ends at 21 s.
+    for (const s of sockets) {
+      await vi.advanceTimersByTimeAsync(s === sockets[0] ? 100 : 300);
+      s.frame();
+    }
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(21_000 - 700 - 1);
+    expect(sockets.map((s) => s.pings.length)).toEqual([0, 0, 0]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sockets.map((s) => s.pings.length)).toEqual([1, 1, 1]);
+  });
+
+  it('ends a socket whose pings go unanswered with the error the driver reads as a silent network', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const s = fakeSocket();
+    clock.watch(s.socket);
+    s.frame();
+    await vi.advanceTimersByTimeAsync(INTERVAL);
+    expect(s.pings).toHaveLength(1);
+    expect(s.ends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(INTERVAL);
+    expect(s.pings).toHaveLength(1);
+    expect(s.ends).toHaveLength(1);
+    expect(classifyNetworkFailure(s.ends[0], INTERVAL)).toEqual({
+      cause: 'silent', detail: 'the chat network stopped answering an open connection: nothing received for over 25 s, keepalive pings unanswered',
+    });
+    expect((s.ends[0] as { output: { statusCode: number } }).output.statusCode).toBe(408);
+  });
+
+  it('forgets closed sockets and stops its timer when none is left', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const a = fakeSocket();
+    const b = fakeSocket();
+    clock.watch(a.socket);
+    clock.watch(b.socket);
+    a.frame();
+    b.frame();
+    a.ev.emit('connection.update', { connection: 'close' });
+    expect(clock.size).toBe(1);
+    // Closed without a close event reaching the clock: dropped at the next tick.
+    b.ws.isClosed = true;
+    b.ws.isOpen = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(clock.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL);
+    expect([a.pings, b.pings, a.ends, b.ends]).toEqual([[], [], [], []]);
+  });
+});
