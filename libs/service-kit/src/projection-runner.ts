@@ -35,8 +35,11 @@ export interface Projection {
 export interface ProjectionRunnerOptions {
   /** Called with each batch of events after it is applied (published facts, caches); errors are logged. */
   afterApply?: (events: readonly RecordedEvent[]) => void | Promise<void>;
-  /** The projection stopped (or `afterApply` failed) on this event. */
-  onError?: (error: unknown, event: RecordedEvent) => void;
+  /**
+   * The projection stopped on this event, or `afterApply` failed on a batch beginning with it;
+   * no event when the subscription itself failed or ended.
+   */
+  onError?: (error: unknown, event: RecordedEvent | undefined) => void;
   /** False: no `switchboard_projection_lag_events` (a rebuild's new generation is not what the service reads). */
   reportLag?: boolean;
   /**
@@ -142,7 +145,7 @@ export class ProjectionRunner {
     } catch (error) {
       this.failure = error;
       for (const waiter of this.waiters.splice(0)) waiter.reject(error);
-      if (this.applying) this.options.onError?.(error, this.applying);
+      this.options.onError?.(error, this.applying);
     }
   }
 

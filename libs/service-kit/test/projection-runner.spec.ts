@@ -91,7 +91,7 @@ describe('ProjectionRunner', () => {
         upsert.apply(event);
       },
     };
-    const reported: RecordedEvent[] = [];
+    const reported: (RecordedEvent | undefined)[] = [];
     const runner = new ProjectionRunner(store, db, strict, { onError: (_error, event) => void reported.push(event) });
     await runner.start();
     await expect.poll(() => reported.length).toBe(1);
@@ -221,9 +221,12 @@ describe('ProjectionRunner', () => {
         },
       }),
     } as unknown as EventStore;
-    const runner = new ProjectionRunner(ending, db, grantCounter(db));
+    const reported: [string, unknown][] = [];
+    const runner = new ProjectionRunner(ending, db, grantCounter(db), { onError: (error, event) => reported.push([(error as Error).message, event]) });
     await runner.start();
     await expect(runner.waitForPosition(later.position)).rejects.toThrow('the ticket subscription of projection grant-counter ended');
+    // Told to the service's log too, with no event to blame.
+    expect(reported).toEqual([['the ticket subscription of projection grant-counter ended', undefined]]);
     // The first event was gathered for a batch the end cut short: not applied, and not checkpointed.
     await expect(runner.waitForPosition(first.position)).rejects.toThrow('ended');
     expect(runner.caughtUp()).toBe(false);

@@ -69,11 +69,11 @@ export async function openMessagingEngine(o: MessagingEngineOptions): Promise<Me
     db = openReadModelDatabase('messaging', o.config);
     const facts = new MessageFacts(keys.keys);
     const erasures = new ErasureFollower(o.logger, facts);
-    const onError = (error: unknown, event: { stream: string }) => o.logger.error({ err: error, stream: event.stream }, 'message status projection stopped');
+    const onError = (error: unknown, event: { stream: string } | undefined) => o.logger.error({ err: error, stream: event?.stream }, 'message status projection stopped');
     // Every message fact may be a public event: wake the events service's intake after each.
     const wake = feedWaker(o.bus, feedWakeSubject('messaging'), (error) => o.logger.warn({ err: error }, 'feed wake-up not published'));
     const runner = new ProjectionRunner(store, db, messageStatusProjection(db), { onError, afterApply: wake });
-    const historyError = (error: unknown, event: { stream: string }) => o.logger.error({ err: error, stream: event.stream }, 'message history projection stopped');
+    const historyError = (error: unknown, event: { stream: string } | undefined) => o.logger.error({ err: error, stream: event?.stream }, 'message history projection stopped');
     const history = new ProjectionRunner(store, db, messageHistoryProjection(db), { onError: historyError, afterApply: (events) => erasures.follow(events) });
     await runner.start();
     await history.start();

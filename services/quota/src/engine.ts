@@ -16,7 +16,7 @@ export interface QuotaEngineOptions {
   clock?: Clock | undefined;
   /** Called after each batch of events is applied to the read models (the publisher's wake-up). */
   afterApply?: (events: readonly RecordedEvent[]) => void;
-  onProjectionError?: (error: unknown, event: RecordedEvent) => void;
+  onProjectionError?: (error: unknown, event: RecordedEvent | undefined) => void;
 }
 
 /** The quota domain wired to its store and read models, without any bus: the service and the CLI share it. */

@@ -49,7 +49,7 @@ export async function startQuotaService(options: StartQuotaServiceOptions): Prom
     config,
     clock: options.clock,
     afterApply: () => wakePublisher(),
-    onProjectionError: (error, event) => logger.error({ err: error, stream: event.stream, position: String(event.position) }, 'quota projection stopped'),
+    onProjectionError: (error, event) => logger.error({ err: error, stream: event?.stream, position: event && String(event.position) }, 'quota projection stopped'),
   });
   const lease = config.eventStoreUrl ? undefined : new PublicationLease(join(serviceDataDir('quota', config), 'publisher.sqlite'), `${hostname()}-${process.pid}-${ulid()}`, 3_000);
   const publisher = new EventPublisher({ bus, store: engine.store, logger, lease });
