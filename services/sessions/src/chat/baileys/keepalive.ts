@@ -25,20 +25,22 @@ export interface KeepaliveState {
   live: boolean;
   /** When its last frame came in. */
   lastFrameAt: number;
-  /** When it is pinged next (meaningful once live). */
-  nextPingAt: number;
+  /** When it is looked at next: pinged once live, given up if silent. */
+  nextCheckAt: number;
 }
 
-export type KeepaliveStep = 'wait' | 'ping' | 'give_up';
+/** `check_again`: not live yet, nor silent for long; looked at again an interval later. */
+export type KeepaliveStep = 'wait' | 'ping' | 'check_again' | 'give_up';
 
 /**
- * What a tick does with a socket: nothing before its handshake or before its ping is due; at a due
- * ping, gives it up after more than an interval plus the slack without a frame (the last ping went
- * unanswered), or pings it.
+ * What a tick does with a socket: nothing before its check is due; at a due check, gives it up
+ * after more than an interval plus the slack without a frame (its last ping went unanswered, or
+ * nothing followed the handshake), else pings it once its handshake is done.
  */
 export function keepaliveStep(state: KeepaliveState, now: number, intervalMs: number): KeepaliveStep {
-  if (!state.live || now < state.nextPingAt) return 'wait';
-  return now - state.lastFrameAt > intervalMs + KEEPALIVE_SLACK_MS ? 'give_up' : 'ping';
+  if (now < state.nextCheckAt) return 'wait';
+  if (now - state.lastFrameAt > intervalMs + KEEPALIVE_SLACK_MS) return 'give_up';
+  return state.live ? 'ping' : 'check_again';
 }
 
 /** The socket's parts the clock uses (`ws` is typed loosely by Baileys). */
@@ -64,9 +66,13 @@ export class KeepaliveClock {
     this.#tickMs = Math.min(MAX_TICK_MS, Math.ceil(intervalMs / 4));
   }
 
-  /** Keeps `socket` alive from its handshake until it closes. */
+  /**
+   * Keeps `socket` alive from its handshake until it closes. Before the handshake it is only
+   * looked at for silence (Baileys' connect timeout usually ends a stalled one first).
+   */
   watch(socket: WatchedSocket): void {
-    const state: KeepaliveState = { live: false, lastFrameAt: Date.now(), nextPingAt: 0 };
+    const watchedAt = Date.now();
+    const state: KeepaliveState = { live: false, lastFrameAt: watchedAt, nextCheckAt: watchedAt + this.intervalMs };
     this.#watched.set(socket, state);
     socket.ws.on('frame', (frame) => {
       state.lastFrameAt = Date.now();
@@ -74,7 +80,7 @@ export class KeepaliveClock {
       // keepalive at the same point, and nothing may be written on the socket before).
       if (!state.live && !(frame instanceof Uint8Array)) {
         state.live = true;
-        state.nextPingAt = state.lastFrameAt + this.intervalMs;
+        state.nextCheckAt = state.lastFrameAt + this.intervalMs;
       }
     });
     socket.ev.on('connection.update', ({ connection }) => {
@@ -103,10 +109,11 @@ export class KeepaliveClock {
         void socket.end(connectionLost() as never);
         continue;
       }
-      state.nextPingAt = now + this.intervalMs;
+      state.nextCheckAt = now + this.intervalMs;
+      if (step === 'check_again' || !socket.ws.isOpen) continue;
       // Not awaited for an answer: any frame that comes in proves the socket alive. A failed write
       // means the socket is closing, and its close is reported by Baileys.
-      if (socket.ws.isOpen) socket.sendNode(pingNode(socket.generateMessageTag())).catch(() => undefined);
+      socket.sendNode(pingNode(socket.generateMessageTag())).catch(() => undefined);
     }
   }
 

@@ -30,16 +30,20 @@ function fakeSocket() {
 }
 
 describe('keepaliveStep', () => {
-  const live = { live: true, lastFrameAt: 0, nextPingAt: INTERVAL };
-  it('waits before the handshake and before the ping is due', () => {
-    expect(keepaliveStep({ ...live, live: false }, 10 * INTERVAL, INTERVAL)).toBe('wait');
+  const live = { live: true, lastFrameAt: 0, nextCheckAt: INTERVAL };
+  it('waits until the check is due', () => {
     expect(keepaliveStep(live, INTERVAL - 1, INTERVAL)).toBe('wait');
+    expect(keepaliveStep({ ...live, nextCheckAt: 2 * INTERVAL }, INTERVAL + 5_001, INTERVAL)).toBe('wait');
   });
   it('pings when due, and gives up once nothing came for more than the interval plus 5 s', () => {
     expect(keepaliveStep(live, INTERVAL, INTERVAL)).toBe('ping');
-    expect(keepaliveStep({ ...live, nextPingAt: 2 * INTERVAL }, INTERVAL + 5_000, INTERVAL)).toBe('wait');
-    expect(keepaliveStep({ ...live, nextPingAt: 2 * INTERVAL }, 2 * INTERVAL, INTERVAL)).toBe('give_up');
+    expect(keepaliveStep({ ...live, nextCheckAt: 2 * INTERVAL }, 2 * INTERVAL, INTERVAL)).toBe('give_up');
     expect(keepaliveStep({ ...live, lastFrameAt: INTERVAL + 1 }, 2 * INTERVAL, INTERVAL)).toBe('ping');
+  });
+  it('does not ping before the handshake, but gives up a socket that stays silent after it', () => {
+    const connecting = { ...live, live: false };
+    expect(keepaliveStep(connecting, INTERVAL, INTERVAL)).toBe('check_again');
+    expect(keepaliveStep({ ...connecting, nextCheckAt: 2 * INTERVAL }, 2 * INTERVAL, INTERVAL)).toBe('give_up');
   });
 });
 
@@ -51,8 +55,11 @@ describe('KeepaliveClock', () => {
     const clock = new KeepaliveClock(INTERVAL);
     const a = fakeSocket();
     clock.watch(a.socket);
+    // A slow handshake: its check at 20 s finds frames but no stanza yet, so no ping.
     a.frame(new Uint8Array([1, 2, 3]));
-    await vi.advanceTimersByTimeAsync(3 * INTERVAL);
+    await vi.advanceTimersByTimeAsync(INTERVAL - 1_000);
+    a.frame(new Uint8Array([4, 5, 6]));
+    await vi.advanceTimersByTimeAsync(2_000);
     expect(a.pings).toEqual([]);
     a.frame();
     for (let i = 0; i < 3; i++) {
@@ -78,6 +85,18 @@ describe('KeepaliveClock', () => {
     expect(sockets.map((s) => s.pings.length)).toEqual([0, 0, 0]);
     await vi.advanceTimersByTimeAsync(1);
     expect(sockets.map((s) => s.pings.length)).toEqual([1, 1, 1]);
+  });
+
+  it('ends a socket that falls silent after its handshake, before any stanza, without pinging it', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const s = fakeSocket();
+    clock.watch(s.socket);
+    s.frame(new Uint8Array([1]));
+    await vi.advanceTimersByTimeAsync(INTERVAL + 1_000);
+    expect(s.ends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(INTERVAL);
+    expect(s.pings).toEqual([]);
+    expect(s.ends).toHaveLength(1);
   });
 
   it('ends a socket whose pings go unanswered with the error the driver reads as a silent network', async () => {
