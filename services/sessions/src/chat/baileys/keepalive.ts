@@ -71,11 +71,11 @@ export class KeepaliveClock {
    * looked at for silence (Baileys' connect timeout usually ends a stalled one first).
    */
   watch(socket: WatchedSocket): void {
-    const watchedAt = Date.now();
+    const watchedAt = performance.now();
     const state: KeepaliveState = { live: false, lastFrameAt: watchedAt, nextCheckAt: watchedAt + this.intervalMs };
     this.#watched.set(socket, state);
     socket.ws.on('frame', (frame) => {
-      state.lastFrameAt = Date.now();
+      state.lastFrameAt = performance.now();
       // The handshake's frames are raw bytes; the first stanza comes after it (Baileys starts its
       // keepalive at the same point, and nothing may be written on the socket before).
       if (!state.live && !(frame instanceof Uint8Array)) {
@@ -95,7 +95,8 @@ export class KeepaliveClock {
   }
 
   #tick(): void {
-    const now = Date.now();
+    // A monotonic clock: a wall clock stepped back (NTP, a restored VM) must not pause the pings.
+    const now = performance.now();
     for (const [socket, state] of this.#watched) {
       // Closed without a close event reaching us (ended before its first update): nothing to keep alive.
       if (socket.ws.isClosed) {

@@ -37,6 +37,8 @@ describe('keepaliveStep', () => {
   });
   it('pings when due, and gives up once nothing came for more than the interval plus 5 s', () => {
     expect(keepaliveStep(live, INTERVAL, INTERVAL)).toBe('ping');
+    expect(keepaliveStep({ ...live, nextCheckAt: INTERVAL + 5_000 }, INTERVAL + 5_000, INTERVAL)).toBe('ping');
+    expect(keepaliveStep({ ...live, nextCheckAt: INTERVAL + 5_000 }, INTERVAL + 5_001, INTERVAL)).toBe('give_up');
     expect(keepaliveStep({ ...live, nextCheckAt: 2 * INTERVAL }, 2 * INTERVAL, INTERVAL)).toBe('give_up');
     expect(keepaliveStep({ ...live, lastFrameAt: INTERVAL + 1 }, 2 * INTERVAL, INTERVAL)).toBe('ping');
   });
@@ -87,6 +89,17 @@ describe('KeepaliveClock', () => {
     expect(sockets.map((s) => s.pings.length)).toEqual([1, 1, 1]);
   });
 
+  it('counts the handshake\'s frames as signs of life', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const s = fakeSocket();
+    clock.watch(s.socket);
+    for (let i = 0; i < 6; i++) {
+      s.frame(new Uint8Array([i]));
+      await vi.advanceTimersByTimeAsync(10_000);
+    }
+    expect([s.pings, s.ends]).toEqual([[], []]);
+  });
+
   it('ends a socket that falls silent after its handshake, before any stanza, without pinging it', async () => {
     const clock = new KeepaliveClock(INTERVAL);
     const s = fakeSocket();
@@ -134,5 +147,22 @@ describe('KeepaliveClock', () => {
     expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(2 * INTERVAL);
     expect([a.pings, b.pings, a.ends, b.ends]).toEqual([[], [], [], []]);
+
+    // A socket opened later (a reconnect) starts the timer again.
+    const c = fakeSocket();
+    clock.watch(c.socket);
+    c.frame();
+    await vi.advanceTimersByTimeAsync(INTERVAL + 1_000);
+    expect(c.pings).toHaveLength(1);
+  });
+
+  it('does not write on a socket that is no longer open', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const s = fakeSocket();
+    clock.watch(s.socket);
+    s.frame();
+    s.ws.isOpen = false;
+    await vi.advanceTimersByTimeAsync(INTERVAL + 1_000);
+    expect([s.pings, s.ends]).toEqual([[], []]);
   });
 });
