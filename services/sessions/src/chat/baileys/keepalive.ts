@@ -12,6 +12,8 @@ import { KEEPALIVE_GAVE_UP, KEEPALIVE_SLACK_MS } from '../network-failure.js';
 export const DEFAULT_KEEPALIVE_INTERVAL_MS = 20_000;
 /** The clock's tick: a ping is late by up to this, so that the pings due within it go out together. */
 const MAX_TICK_MS = 1_000;
+/** Pings written in one turn of the event loop at most (a few milliseconds of work). */
+const PINGS_PER_TURN = 100;
 /**
  * Baileys' own keepalive, switched off (its interval: the longest timer Node takes, about 24
  * days): one timer per socket wakes an idle process once per socket and interval, which with
@@ -97,6 +99,7 @@ export class KeepaliveClock {
   #tick(): void {
     // A monotonic clock: a wall clock stepped back (NTP, a restored VM) must not pause the pings.
     const now = performance.now();
+    const due: WatchedSocket[] = [];
     for (const [socket, state] of this.#watched) {
       // Closed without a close event reaching us (ended before its first update): nothing to keep alive.
       if (socket.ws.isClosed) {
@@ -111,11 +114,24 @@ export class KeepaliveClock {
         continue;
       }
       state.nextCheckAt = now + this.intervalMs;
-      if (step === 'check_again' || !socket.ws.isOpen) continue;
+      if (step === 'ping') due.push(socket);
+    }
+    this.#ping(due, 0);
+  }
+
+  /**
+   * Pings `sockets` from `from` on, a bounded number per turn of the event loop: with 10,000
+   * sessions a tick has 500 due, and writing them all at once would hold up every request behind
+   * them. The next turn follows at once (no sleep, no extra wake-up).
+   */
+  #ping(sockets: readonly WatchedSocket[], from: number): void {
+    const to = Math.min(sockets.length, from + PINGS_PER_TURN);
+    for (const socket of sockets.slice(from, to)) {
       // Not awaited for an answer: any frame that comes in proves the socket alive. A failed write
       // means the socket is closing, and its close is reported by Baileys.
-      socket.sendNode(pingNode(socket.generateMessageTag())).catch(() => undefined);
+      if (socket.ws.isOpen) socket.sendNode(pingNode(socket.generateMessageTag())).catch(() => undefined);
     }
+    if (to < sockets.length) setImmediate(() => this.#ping(sockets, to));
   }
 
   #forget(socket: WatchedSocket): void {

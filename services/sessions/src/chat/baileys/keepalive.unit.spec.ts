@@ -8,7 +8,7 @@ const INTERVAL = 20_000;
 const stanza: BinaryNode = { tag: 'success', attrs: {} };
 
 /** A socket as the clock sees it: frames come in on `ws`, pings and ends are recorded. */
-function fakeSocket() {
+function fakeSocket(onPing: () => void = () => undefined) {
   const ws = Object.assign(new EventEmitter(), { isOpen: true, isClosed: false });
   const ev = new EventEmitter();
   const pings: BinaryNode[] = [];
@@ -17,7 +17,10 @@ function fakeSocket() {
   const socket = {
     ws,
     ev,
-    sendNode: async (node: BinaryNode) => void pings.push(node),
+    sendNode: async (node: BinaryNode) => {
+      onPing();
+      pings.push(node);
+    },
     generateMessageTag: () => `tag-${++tag}`,
     end: async (error: unknown) => {
       ends.push(error);
@@ -110,6 +113,27 @@ describe('KeepaliveClock', () => {
     await vi.advanceTimersByTimeAsync(INTERVAL);
     expect(s.pings).toEqual([]);
     expect(s.ends).toHaveLength(1);
+  });
+
+  it('writes at most 100 pings per turn of the event loop, the rest in the turns right after', async () => {
+    const clock = new KeepaliveClock(INTERVAL);
+    const perTurn: number[] = [];
+    const counted = () => {
+      // The first ping of a turn opens a count that a microtask closes once the turn is over.
+      if (perTurn.length === 0 || perTurn.at(-1)! < 0) {
+        perTurn.push(0);
+        queueMicrotask(() => void perTurn.push(-1));
+      }
+      perTurn[perTurn.length - 1]! += 1;
+    };
+    const sockets = Array.from({ length: 250 }, () => fakeSocket(counted));
+    for (const s of sockets) {
+      clock.watch(s.socket);
+      s.frame();
+    }
+    await vi.advanceTimersByTimeAsync(INTERVAL + 1_000);
+    expect(perTurn.filter((n) => n >= 0)).toEqual([100, 100, 50]);
+    expect(sockets.every((s) => s.pings.length === 1)).toBe(true);
   });
 
   it('ends a socket whose pings go unanswered with the error the driver reads as a silent network', async () => {
