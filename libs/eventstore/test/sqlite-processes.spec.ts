@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore, type RecordedEvent } from '../src/index.js';
 
@@ -32,6 +33,23 @@ function finished(child: ChildProcess): Promise<string> {
 }
 
 describe('SQLite shared by several processes', () => {
+  it('opens a file another process is still setting up: the switch to WAL waits for its write lock', async () => {
+    const holder = spawn(process.execPath, [path.join(import.meta.dirname, 'fixtures/write-lock-holder.mjs'), file, '300'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const released = finished(holder);
+    await new Promise((resolve) => holder.stdout!.once('data', resolve));
+    const opened = performance.now();
+    // SQLite answers this switch with SQLITE_BUSY at once, busy timeout or not; it used to fail start-up.
+    const store = new SqliteEventStore(file);
+    expect(performance.now() - opened).toBeGreaterThan(100);
+    await released;
+    await store.append('ticket-a', [{ type: 'TicketOpened', data: {} }], { expectedRevision: 'no_stream' });
+    expect(await store.readStream('ticket-a')).toHaveLength(1);
+    await store.close();
+    const check = new DatabaseSync(file);
+    expect(check.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    check.close();
+  });
+
   it('keeps every event of two processes racing on one stream, with contiguous revisions', async () => {
     const stream = 'usage-acc_1-2026-11-21';
     // Created up front so that both workers contend on revisions, not on creating the schema.

@@ -38,9 +38,9 @@ export function openSqliteDatabase(file: string, schema: string, tuning: SqliteT
   preparePrivateSqliteFile(file);
   const db = new DatabaseSync(file);
   try {
-    // busy_timeout first: switching to WAL needs a lock that another process starting beside us may hold.
-    db.exec(`PRAGMA busy_timeout = ${tuning.busyTimeoutMs ?? 10_000}`);
-    db.exec('PRAGMA journal_mode = WAL');
+    const patienceMs = tuning.busyTimeoutMs ?? 10_000;
+    db.exec(`PRAGMA busy_timeout = ${patienceMs}`);
+    switchToWal(db, patienceMs);
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     // IMMEDIATE so that two processes creating the schema at once queue instead of racing.
@@ -51,6 +51,32 @@ export function openSqliteDatabase(file: string, schema: string, tuning: SqliteT
     throw error;
   }
 }
+
+/**
+ * `PRAGMA journal_mode = WAL`, retried while another connection holds the write lock. On a file
+ * still in rollback mode (a new one that another process is setting up beside us) the switch reads
+ * the header and then upgrades to a write, and SQLite answers that upgrade with SQLITE_BUSY at
+ * once instead of calling the busy handler (a reader waiting on a writer could deadlock). Two
+ * replicas starting on one fresh data dir failed that way.
+ */
+function switchToWal(db: DatabaseSync, patienceMs: number): void {
+  const giveUpAt = performance.now() + patienceMs;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== SQLITE_BUSY || performance.now() >= giveUpAt) throw error;
+      // Opening is synchronous (as SQLite's own busy handler is): wait without spinning.
+      Atomics.wait(WAIT_CELL, 0, 0, WAL_SWITCH_RETRY_MS);
+    }
+  }
+}
+
+/** SQLITE_BUSY: another connection holds the lock. */
+const SQLITE_BUSY = 5;
+const WAL_SWITCH_RETRY_MS = 5;
+const WAIT_CELL = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Runs `work` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so the
@@ -90,8 +116,6 @@ export async function inImmediateTransactionWhenFree<T>(db: DatabaseSync, work: 
   return commitOrRollBack(db, work);
 }
 
-/** SQLITE_BUSY: another connection holds the lock. */
-const SQLITE_BUSY = 5;
 
 function tryBeginImmediate(db: DatabaseSync, patience: number): boolean {
   db.exec('PRAGMA busy_timeout = 0');
