@@ -116,7 +116,6 @@ export async function inImmediateTransactionWhenFree<T>(db: DatabaseSync, work: 
   return commitOrRollBack(db, work);
 }
 
-
 function tryBeginImmediate(db: DatabaseSync, patience: number): boolean {
   db.exec('PRAGMA busy_timeout = 0');
   try {

@@ -23,7 +23,7 @@ export interface BaileysChatNetworkOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /**
    * How often each socket pings the network; a socket that went silent is found within twice
-   * this and reconnected. Default 20 s (found within 40 s); tests shorten it.
+   * this and reconnected. Default 20 s (found within 42 s); tests shorten it.
    */
   keepAliveIntervalMs?: number;
   /**

@@ -8,7 +8,7 @@ import { pairWithPhone } from '../testing/pair.js';
 
 // A connection that stays open while the network answers nothing (the emulator black-holes it: no
 // frame read, none sent, not even the WebSocket close answered). Pings every second here, so it is
-// found after about 6 s (the interval plus Baileys' 5 s, at a ping) instead of 20-40 s.
+// found after about 6 s (the interval plus Baileys' 5 s, at a ping) instead of 20-42 s.
 const KEEPALIVE_MS = 1_000;
 /** Found at the second ping after the silence began at the latest, plus the cut of the close (2 s). */
 const FOUND_WITHIN_MS = 2 * KEEPALIVE_MS + 5_000 + 2_000 + 1_000;
