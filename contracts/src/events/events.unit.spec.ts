@@ -135,6 +135,29 @@ describe('event parsing by type + version', () => {
     expect(() => messageEventParser.parse({ type: 'MessageExploded', version: 1, data: {} })).toThrow('unknown type');
   });
 
+  it.each(Object.entries(STORED))('decodes %s as parse reads it', (type, data) => {
+    const version = VERSION[type] ?? 1;
+    expect(domainEventParser.decode({ type, version, data })).toEqual(domainEventParser.parse({ type, version, data }));
+  });
+
+  it('decodes MessageAccepted@1 as @2, as parse does', () => {
+    const { idempotencyKeyHash: _, ...facts } = STORED.MessageAccepted;
+    const raw = { type: 'MessageAccepted', version: 1, data: { ...facts, idempotencyKey: 'k-1' } };
+    expect(messageEventParser.decode(raw)).toEqual(messageEventParser.parse(raw));
+  });
+
+  it('decode checks type, version and that data is an object, not the data itself', () => {
+    expect(() => sessionEventParser.decode({ type: 'MessageSent', version: 1, data: STORED.MessageSent })).toThrow('unknown type');
+    expect(() => sessionEventParser.decode({ type: 'SessionCreated', version: 2, data: STORED.SessionCreated })).toThrow('unknown version');
+    for (const data of [null, 'text', [STORED.SessionCreated]]) {
+      expect(() => sessionEventParser.decode({ type: 'SessionCreated', version: 1, data })).toThrow('invalid data');
+    }
+    // What parse refuses, decode hands over as stored: read models trust their own store.
+    const odd = { ...STORED.SessionCreated, name: 42 };
+    expect(sessionEventParser.safeParse({ type: 'SessionCreated', version: 1, data: odd }).ok).toBe(false);
+    expect(sessionEventParser.decode({ type: 'SessionCreated', version: 1, data: odd }).data).toBe(odd);
+  });
+
   it('rejects data that does not match the version schema, with the issue paths', () => {
     const result = messageEventParser.safeParse({ type: 'MessageAccepted', version: 2, data: { ...STORED.MessageAccepted, to: '+1' } });
     expect(result.ok ? [] : [result.error.reason, result.error.issues.map((i) => i.path.join('.'))]).toEqual(['invalid_data', ['data.to']]);

@@ -24,6 +24,15 @@ export interface EventParser<E> {
   safeParse(raw: RawEvent): EventParseResult<E>;
   /** Like `safeParse`, but throws the EventParseError. */
   parse(raw: RawEvent): E;
+  /**
+   * An event this service's own store recorded, read back without validating its data: its type
+   * and version must be registered (an EventParseError otherwise, as with `parse`), and its data
+   * is taken as the writer's contract typed it. Event schemas have no defaults or transforms, so
+   * `parse` would answer the same fields. For read models, which apply every event of a category
+   * and can be rebuilt; a decision (a fold that decides commands) and anything read from outside
+   * (an export file) uses `parse`.
+   */
+  decode(raw: RawEvent): E;
   /** Every registered `Type@version`. */
   readonly keys: readonly string[];
 }
@@ -54,5 +63,12 @@ export function createEventParser<const S extends readonly EventSchema[]>(schema
     if (result.ok) return result.event;
     throw result.error;
   };
-  return { safeParse, parse, keys: [...byKey.keys()] };
+  const decode = (raw: RawEvent): E => {
+    if (!byKey.has(eventKey(raw.type, raw.version))) {
+      throw new EventParseError(types.has(raw.type) ? 'unknown_version' : 'unknown_type', raw.type, raw.version);
+    }
+    if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) throw new EventParseError('invalid_data', raw.type, raw.version);
+    return { type: raw.type, version: raw.version, data: raw.data } as E;
+  };
+  return { safeParse, parse, decode, keys: [...byKey.keys()] };
 }

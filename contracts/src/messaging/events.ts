@@ -184,6 +184,7 @@ export const messageEventParser: EventParser<StoredMessageEvent> = {
     return result.ok ? { ok: true, event: upcast(result.event) } : result;
   },
   parse: (raw) => upcast(storedMessageEvents.parse(raw)),
+  decode: (raw) => upcast(storedMessageEvents.decode(raw)),
 };
 
 function upcast(event: StoredMessageEvent | MessageAcceptedV1): StoredMessageEvent {

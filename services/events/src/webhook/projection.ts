@@ -69,7 +69,7 @@ export class WebhookProjection implements Projection {
   }
 
   apply(recorded: RecordedEvent): void {
-    const event = webhookEventParser.parse(toRawEvent(recorded));
+    const event = webhookEventParser.decode(toRawEvent(recorded));
     const d = event.data;
     switch (event.type) {
       case 'WebhookCreated':

@@ -14,7 +14,7 @@ export function accountsProjection(db: DatabaseSync): Projection {
     name: 'quota-accounts-v1',
     category: STREAM_CATEGORY.account,
     apply(recorded: RecordedEvent): void {
-      const event = quotaEventParser.parse(toRawEvent(recorded));
+      const event = quotaEventParser.decode(toRawEvent(recorded));
       switch (event.type) {
         case 'AccountOpened': {
           const { accountId, name, plan, openedAt } = event.data;

@@ -14,7 +14,7 @@ export function usageProjection(db: DatabaseSync): Projection {
     name: 'quota-usage-v1',
     category: STREAM_CATEGORY.usage,
     apply(recorded: RecordedEvent): void {
-      const event = quotaEventParser.parse(toRawEvent(recorded));
+      const event = quotaEventParser.decode(toRawEvent(recorded));
       if (event.type === 'DailyQuotaReserved') add.run(event.data.accountId, event.data.day, 1);
       else if (event.type === 'DailyQuotaRefunded') add.run(event.data.accountId, event.data.day, -1);
     },

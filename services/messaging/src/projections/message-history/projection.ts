@@ -56,7 +56,7 @@ export function messageHistoryProjection(db: DatabaseSync, name = 'message-histo
     apply(recorded: RecordedEvent): void {
       // Receipts, failures and refunds change nothing here: not even read.
       if (NOT_IN_HISTORY.has(recorded.type)) return;
-      applyEvent(s, batch, messageEventParser.parse(toRawEvent(recorded)));
+      applyEvent(s, batch, messageEventParser.decode(toRawEvent(recorded)));
     },
     flush(): void {
       try {

@@ -47,7 +47,7 @@ export function messageStatusProjection(db: DatabaseSync, name = 'message-status
     category: STREAM_CATEGORY.message,
     apply(recorded: RecordedEvent): void {
       if (NOT_STATUS_FACTS.has(recorded.type)) return;
-      applyEvent(statements, accepted, messageEventParser.parse(toRawEvent(recorded)));
+      applyEvent(statements, accepted, messageEventParser.decode(toRawEvent(recorded)));
     },
     flush(): void {
       try {

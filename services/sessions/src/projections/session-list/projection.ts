@@ -62,7 +62,7 @@ export class SessionListProjection implements Projection {
   }
 
   apply(recorded: RecordedEvent): void {
-    const event = sessionEventParser.parse(toRawEvent(recorded)) as SessionEvent;
+    const event = sessionEventParser.decode(toRawEvent(recorded)) as SessionEvent;
     const sessionId = event.data.sessionId;
     const current = this.changed.has(sessionId) ? this.changed.get(sessionId)! : this.stored(sessionId);
     this.changed.set(sessionId, evolveRow(current, event));
