@@ -29,8 +29,8 @@ export interface EventParser<E> {
    * and version must be registered (an EventParseError otherwise, as with `parse`), and its data
    * is taken as the writer's contract typed it. Event schemas have no defaults or transforms, so
    * `parse` would answer the same fields. For read models, which apply every event of a category
-   * and can be rebuilt; a decision (a fold that decides commands) and anything read from outside
-   * (an export file) uses `parse`.
+   * and can be rebuilt; a fold that decides commands parses (a decision taken on a malformed fact
+   * would be written into new facts).
    */
   decode(raw: RawEvent): E;
   /** Every registered `Type@version`. */
@@ -48,12 +48,12 @@ export function createEventParser<const S extends readonly EventSchema[]>(schema
     byKey.set(key, schema);
     types.add(schema.shape.type.value);
   }
+  /** The schema registered for exactly this type and version, or why there is none. */
+  const schemaOf = (raw: RawEvent): EventSchema | EventParseError =>
+    byKey.get(eventKey(raw.type, raw.version)) ?? new EventParseError(types.has(raw.type) ? 'unknown_version' : 'unknown_type', raw.type, raw.version);
   const safeParse = (raw: RawEvent): EventParseResult<E> => {
-    const schema = byKey.get(eventKey(raw.type, raw.version));
-    if (schema === undefined) {
-      const reason = types.has(raw.type) ? 'unknown_version' : 'unknown_type';
-      return { ok: false, error: new EventParseError(reason, raw.type, raw.version) };
-    }
+    const schema = schemaOf(raw);
+    if (schema instanceof EventParseError) return { ok: false, error: schema };
     const result = schema.safeParse({ type: raw.type, version: raw.version, data: raw.data });
     if (result.success) return { ok: true, event: result.data as E };
     return { ok: false, error: new EventParseError('invalid_data', raw.type, raw.version, result.error.issues) };
@@ -64,9 +64,8 @@ export function createEventParser<const S extends readonly EventSchema[]>(schema
     throw result.error;
   };
   const decode = (raw: RawEvent): E => {
-    if (!byKey.has(eventKey(raw.type, raw.version))) {
-      throw new EventParseError(types.has(raw.type) ? 'unknown_version' : 'unknown_type', raw.type, raw.version);
-    }
+    const schema = schemaOf(raw);
+    if (schema instanceof EventParseError) throw schema;
     if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) throw new EventParseError('invalid_data', raw.type, raw.version);
     return { type: raw.type, version: raw.version, data: raw.data } as E;
   };
