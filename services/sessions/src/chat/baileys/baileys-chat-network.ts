@@ -5,6 +5,7 @@ import type { CredentialsStore } from '../credentials/credentials-store.js';
 import { BaileysChatDriver } from './baileys-chat-driver.js';
 import { installWorkingCurveVerify } from './baileys-curve-verify.js';
 import { KeepaliveClock } from './keepalive.js';
+import { installSecretKeyObjects } from './secret-key-objects.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy } from './reconnect-policy.js';
 import { createSharedBaileysCaches } from './shared-cache.js';
 import { silenceLibsignalConsole } from './silence-libsignal.js';
@@ -49,6 +50,7 @@ export class BaileysChatNetwork {
     const network = await resolveNetwork(options.network);
     silenceLibsignalConsole();
     installWorkingCurveVerify();
+    installSecretKeyObjects();
     const settings: SocketSettings = {
       network,
       caches: createSharedBaileysCaches(),
