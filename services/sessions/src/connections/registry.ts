@@ -44,6 +44,8 @@ export interface RegistryDeps {
  */
 export class ConnectionRegistry implements ConnectionListener {
   private readonly live = new Map<string, LiveConnection>();
+  /** Sessions `end` is working on: their connection may be gone already, their end not recorded yet. */
+  private readonly ending = new Set<string>();
 
   constructor(private readonly deps: RegistryDeps) {}
 
@@ -58,6 +60,16 @@ export class ConnectionRegistry implements ConnectionListener {
   /** Ids of the sessions with a connection here. */
   ids(): string[] {
     return [...this.live.keys()];
+  }
+
+  /**
+   * Whether this process is ending the session right now. Its connection is released before the
+   * logout (up to `logoutTimeoutMs`) and the end is recorded after it: in between, the session is
+   * neither held here nor ended on record, and must not be taken up again (resumed, or timed out
+   * as a stale pending one).
+   */
+  isEnding(sessionId: string): boolean {
+    return this.ending.has(sessionId);
   }
 
   /** Whether the session's connection is here, linked, and online on the network. */
@@ -93,14 +105,19 @@ export class ConnectionRegistry implements ConnectionListener {
   async end(ref: SessionRef, commands: (loggedOut: boolean) => SessionCommand[], options: { logout?: boolean } = {}): Promise<SessionEvent[]> {
     const { sessionId, accountId } = ref;
     const connection = this.live.get(sessionId);
-    const loggedOut = connection ? await this.disconnect(connection, options.logout === true) : false;
-    this.deps.wipeCredentials(sessionId);
-    const recorded: SessionEvent[] = [];
-    for (const command of commands(loggedOut)) recorded.push(...(await this.deps.commands.execute(sessionId, accountId, command)).events);
-    this.deps.logger.info({ sessionId, recorded: recorded.map((e) => e.type) }, 'session ended');
-    await this.deps.slots.release(accountId, sessionId);
-    await this.deps.ended(sessionId);
-    return recorded;
+    this.ending.add(sessionId);
+    try {
+      const loggedOut = connection ? await this.disconnect(connection, options.logout === true) : false;
+      this.deps.wipeCredentials(sessionId);
+      const recorded: SessionEvent[] = [];
+      for (const command of commands(loggedOut)) recorded.push(...(await this.deps.commands.execute(sessionId, accountId, command)).events);
+      this.deps.logger.info({ sessionId, recorded: recorded.map((e) => e.type) }, 'session ended');
+      await this.deps.slots.release(accountId, sessionId);
+      await this.deps.ended(sessionId);
+      return recorded;
+    } finally {
+      this.ending.delete(sessionId);
+    }
   }
 
   /** Lets go of the connection: a logout that reached the network (true), or a plain stop. */
