@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { EventStore, RecordedEvent, Subscription } from '@switchboard/eventstore';
 import { SqliteCheckpointStore, inImmediateTransactionWhenFree } from '@switchboard/eventstore';
 import { processMetrics, runInLinkedSpan } from '@switchboard/telemetry';
+import { raiseForCatchUp } from './catch-up-tuning.js';
 import { traceparentsOf } from './stored-events.js';
 
 /** Beyond this many unapplied events the lag gauge stops counting (a scrape must stay cheap). */
@@ -68,6 +69,8 @@ export class ProjectionRunner {
   /** The event being applied, named when applying it fails. */
   private applying: RecordedEvent | undefined;
   private removeLagSource: (() => void) | undefined;
+  /** Gives back the connection's catch-up settings (see `raiseForCatchUp`) once caught up or stopped. */
+  private endCatchUp: (() => void) | undefined;
   private stopping = false;
 
   constructor(
@@ -83,6 +86,7 @@ export class ProjectionRunner {
     const from = this.checkpoints.loadSync(this.projection.name);
     this.applied = from === 'start' ? -1n : from;
     this.target = (await this.store.lastPosition({ category: this.projection.category })) ?? -1n;
+    if (this.target > this.applied) this.endCatchUp = raiseForCatchUp(this.db);
     this.subscription = this.store.subscribe({ category: this.projection.category, from });
     this.loop = this.run(this.subscription);
     const projection = this.projection.name;
@@ -121,6 +125,12 @@ export class ProjectionRunner {
     this.removeLagSource?.();
     await this.subscription?.close();
     await this.loop;
+    this.endCatchUpTuning();
+  }
+
+  private endCatchUpTuning(): void {
+    this.endCatchUp?.();
+    this.endCatchUp = undefined;
   }
 
   private async run(subscription: Subscription): Promise<void> {
@@ -144,6 +154,7 @@ export class ProjectionRunner {
       if (!this.stopping) throw new Error(`the ${this.projection.category} subscription of projection ${this.projection.name} ended`);
     } catch (error) {
       this.failure = error;
+      this.endCatchUpTuning();
       for (const waiter of this.waiters.splice(0)) waiter.reject(error);
       this.options.onError?.(error, this.applying);
     }
@@ -154,6 +165,7 @@ export class ProjectionRunner {
     // linked to each one that wrote them (the traceparents in their metadata).
     await runInLinkedSpan(`project ${this.projection.name}`, traceparentsOf(batch), async () => {
       await this.applyWithCheckpoint(batch);
+      if (this.applied >= this.target) this.endCatchUpTuning();
       this.release();
       await this.afterApply(batch);
     });

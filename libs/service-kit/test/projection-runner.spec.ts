@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { CATCH_UP_PAGE_SIZE, SqliteEventStore, openSqliteDatabase } from '@switchboard/eventstore';
 import type { EventStore, RecordedEvent, Subscription } from '@switchboard/eventstore';
+import { CATCH_UP_CACHE_KIB, CATCH_UP_WAL_AUTOCHECKPOINT_PAGES } from '../src/catch-up-tuning.js';
 import { CATCH_UP_BATCH_EVENTS, ProjectionRunner } from '../src/projection-runner.js';
 import type { Projection } from '../src/projection-runner.js';
 import { tempDir } from './support.js';
@@ -45,6 +46,34 @@ describe('ProjectionRunner', () => {
     expect(runner.caughtUp()).toBe(true);
     expect(counts(db)).toEqual([{ stream: 'ticket-a', count: 2 }, { stream: 'ticket-b', count: 1 }]);
     await runner.stop();
+  });
+
+  it('raises the page cache and the WAL checkpoint interval while catching up, and gives both back once caught up', async () => {
+    const pragma = (name: string) => Object.values(db.prepare(`PRAGMA ${name}`).get() as object)[0] as number;
+    const before = { cache: pragma('cache_size'), checkpoint: pragma('wal_autocheckpoint') };
+    await store.append('ticket-a', [grant, grant], { expectedRevision: 'no_stream' });
+    const seen: { cache: number; checkpoint: number }[] = [];
+    const counter = grantCounter(db);
+    // Two runners on one connection (as messaging's read models share one): each catch-up sees the
+    // raised settings, and the connection ends with its own once both are caught up.
+    const watching: Projection = { ...counter, apply: (event) => (seen.push({ cache: pragma('cache_size'), checkpoint: pragma('wal_autocheckpoint') }), counter.apply(event)) };
+    const first = new ProjectionRunner(store, db, watching);
+    const second = new ProjectionRunner(store, db, { ...grantCounter(db), name: 'second' });
+    await first.start();
+    await second.start();
+    await first.waitForPosition(1n);
+    await second.waitForPosition(1n);
+    expect(seen).toEqual([
+      { cache: -CATCH_UP_CACHE_KIB, checkpoint: CATCH_UP_WAL_AUTOCHECKPOINT_PAGES },
+      { cache: -CATCH_UP_CACHE_KIB, checkpoint: CATCH_UP_WAL_AUTOCHECKPOINT_PAGES },
+    ]);
+    expect({ cache: pragma('cache_size'), checkpoint: pragma('wal_autocheckpoint') }).toEqual(before);
+    // Live events are applied with the connection's own settings.
+    const live = await store.append('ticket-a', [grant], { expectedRevision: 1n });
+    await first.waitForPosition(live.position);
+    expect(seen.at(-1)).toEqual(before);
+    await first.stop();
+    await second.stop();
   });
 
   it('resumes from its checkpoint after a restart without applying anything twice', async () => {
