@@ -32,16 +32,18 @@ export function raiseForCatchUp(db: DatabaseSync): () => void {
   if (entry === undefined) {
     entry = { holders: 0, cacheSize: pragma(db, 'cache_size'), walAutocheckpoint: pragma(db, 'wal_autocheckpoint') };
     raised.set(db, entry);
+    // Never smaller than a cache the connection already has (a rebuild's generation sets 64 MiB).
     db.exec(`PRAGMA cache_size = -${Math.max(CATCH_UP_CACHE_KIB, -entry.cacheSize)}; PRAGMA wal_autocheckpoint = ${CATCH_UP_WAL_AUTOCHECKPOINT_PAGES}`);
   }
-  entry.holders += 1;
+  const held = entry;
+  held.holders += 1;
   let released = false;
   return () => {
-    if (released || entry === undefined) return;
+    if (released) return;
     released = true;
-    entry.holders -= 1;
-    if (entry.holders > 0) return;
+    held.holders -= 1;
+    if (held.holders > 0) return;
     raised.delete(db);
-    if (db.isOpen) db.exec(`PRAGMA cache_size = ${entry.cacheSize}; PRAGMA wal_autocheckpoint = ${entry.walAutocheckpoint}`);
+    if (db.isOpen) db.exec(`PRAGMA cache_size = ${held.cacheSize}; PRAGMA wal_autocheckpoint = ${held.walAutocheckpoint}`);
   };
 }

@@ -153,10 +153,10 @@ export class ConnectionManager {
    * process is ending: its record still names this replica until the end is recorded.
    */
   async adopt(sessionId: string, accountId: string): Promise<void> {
-    if (this.deps.registry.get(sessionId) || this.deps.registry.isEnding(sessionId) || this.resumes.has(sessionId)) return;
+    if (this.deps.registry.inHand(sessionId) || this.resumes.has(sessionId)) return;
     const session = await this.deps.commands.load(sessionId);
     // Its end may have begun while the stream was read.
-    if (this.deps.registry.get(sessionId) || this.deps.registry.isEnding(sessionId)) return;
+    if (this.deps.registry.inHand(sessionId)) return;
     if (session.status === 'connected') return this.resumes.add(sessionId, accountId);
     if (session.status === 'pending') return this.timeOutStale(sessionId, accountId);
     await this.deps.ownership.release(sessionId);
@@ -168,7 +168,7 @@ export class ConnectionManager {
    */
   private async resumeInTurn({ sessionId, accountId }: WaitingResume): Promise<void> {
     const { registry, queries, ownership } = this.deps;
-    if (registry.get(sessionId) || registry.isEnding(sessionId) || queries.statusOf(sessionId) !== 'connected' || ownership.ownerOf(sessionId) !== 'self') return;
+    if (registry.inHand(sessionId) || queries.statusOf(sessionId) !== 'connected' || ownership.ownerOf(sessionId) !== 'self') return;
     const connection = registry.open(sessionId, accountId, 'linked');
     const outcome = firstOutcome(connection.driver, RESUME_TURN_TIMEOUT_MS);
     try {

@@ -72,6 +72,11 @@ export class ConnectionRegistry implements ConnectionListener {
     return this.ending.has(sessionId);
   }
 
+  /** Whether this process has the session in hand: a connection here, or its end under way. */
+  inHand(sessionId: string): boolean {
+    return this.live.has(sessionId) || this.isEnding(sessionId);
+  }
+
   /** Whether the session's connection is here, linked, and online on the network. */
   online(sessionId: string): boolean {
     const connection = this.live.get(sessionId);
