@@ -37,6 +37,18 @@ export interface EventParser<E> {
   readonly keys: readonly string[];
 }
 
+/**
+ * What `decode` answers: a class, as the store's events are (see `StoredEvent` in the eventstore
+ * library), since a read model holds the events of a batch until its end.
+ */
+class DecodedEvent {
+  constructor(
+    readonly type: string,
+    readonly version: number,
+    readonly data: unknown,
+  ) {}
+}
+
 /** Builds a parser over a list of event schemas, dispatching on `type` + `version`. */
 export function createEventParser<const S extends readonly EventSchema[]>(schemas: S): EventParser<z.output<S[number]>> {
   type E = z.output<S[number]>;
@@ -67,7 +79,7 @@ export function createEventParser<const S extends readonly EventSchema[]>(schema
     const schema = schemaOf(raw);
     if (schema instanceof EventParseError) throw schema;
     if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) throw new EventParseError('invalid_data', raw.type, raw.version);
-    return { type: raw.type, version: raw.version, data: raw.data } as E;
+    return new DecodedEvent(raw.type, raw.version, raw.data) as E;
   };
   return { safeParse, parse, decode, keys: [...byKey.keys()] };
 }

@@ -30,6 +30,28 @@ export interface RecordedEvent {
 }
 
 /**
+ * How every adapter builds the RecordedEvents it reads: a class, not an object literal. V8 tracks
+ * the objects of each literal and, once most of them outlive a young-generation GC (a batch of
+ * events being applied does), allocates that literal's objects straight into the old generation;
+ * each event there then keeps its young data and metadata alive through every young GC until the
+ * next full one. The runner's rebuild of the message status read model spent a quarter of its
+ * time in those GCs whenever that happened (about one run in three); objects made by `new` are
+ * never moved so.
+ */
+export class StoredEvent implements RecordedEvent {
+  constructor(
+    readonly stream: string,
+    readonly type: string,
+    readonly revision: bigint,
+    readonly position: bigint,
+    readonly data: unknown,
+    readonly metadata: Record<string, unknown>,
+    readonly recordedAt: Date,
+    readonly id: string,
+  ) {}
+}
+
+/**
  * What the writer believes about the stream:
  * a revision (its last event's revision), `no_stream`, `stream_exists`, or `any` (no check).
  */

@@ -4,7 +4,7 @@ import type {
 import { kurrent } from './kurrentdb-client.js';
 import { randomUUID } from 'node:crypto';
 import {
-  WrongExpectedRevisionError,
+  StoredEvent, WrongExpectedRevisionError,
   type ActualRevision, type ExpectedRevision, type NewEvent, type RecordedEvent, type SubscriptionStart,
 } from '../event-store.js';
 
@@ -58,16 +58,8 @@ export function toRecordedEvent(event: KurrentRecordedEvent | AllStreamRecordedE
   if (position === undefined) {
     throw new Error(`KurrentDB returned ${event.streamId}@${event.revision} without a log position (older servers omit it on stream reads)`);
   }
-  return {
-    stream: event.streamId,
-    type: event.type,
-    revision: event.revision,
-    position,
-    data: event.isJson ? event.data : decodeJson(event.data),
-    metadata: toMetadata(event.metadata),
-    recordedAt: event.created,
-    id: event.id,
-  };
+  return new StoredEvent(event.streamId, event.type, event.revision, position, event.isJson ? event.data : decodeJson(event.data),
+    toMetadata(event.metadata), event.created, event.id);
 }
 
 // Older servers report "unknown" as the largest unsigned 64-bit number.

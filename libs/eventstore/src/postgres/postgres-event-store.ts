@@ -1,7 +1,8 @@
 import type { ClientBase, Pool, QueryConfig } from 'pg';
-import type {
-  AppendOptions, AppendResult, CountAfterOptions, EventStore, LastPositionOptions, NewEvent, ReadAllOptions, ReadStreamOptions,
-  RecordedEvent, SubscribeOptions, Subscription, SubscriptionStart,
+import {
+  StoredEvent,
+  type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions, type NewEvent,
+  type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription, type SubscriptionStart,
 } from '../event-store.js';
 import { PollingSubscription } from '../polling-subscription.js';
 import { traceAppend } from '../tracing.js';
@@ -170,14 +171,5 @@ async function forOrderedRanges(client: ClientBase): Promise<void> {
 
 // int8 columns arrive as strings (pg keeps them exact); json columns arrive parsed.
 function toRecordedEvent(row: EventRow): RecordedEvent {
-  return {
-    stream: row.stream,
-    type: row.type,
-    revision: BigInt(row.revision),
-    position: BigInt(row.position),
-    data: row.data,
-    metadata: row.metadata,
-    recordedAt: row.recorded_at,
-    id: row.id,
-  };
+  return new StoredEvent(row.stream, row.type, BigInt(row.revision), BigInt(row.position), row.data, row.metadata, row.recorded_at, row.id);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
-  WrongExpectedRevisionError, categoryOf, revisionMatches,
+  StoredEvent, WrongExpectedRevisionError, categoryOf, revisionMatches,
   type ActualRevision, type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions,
   type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription,
   type SubscriptionStart,
@@ -214,14 +214,6 @@ function prepareStatements(db: DatabaseSync) {
 }
 
 function toRecordedEvent(row: EventRow): RecordedEvent {
-  return {
-    stream: row.stream,
-    type: row.type,
-    revision: row.revision,
-    position: row.position,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    recordedAt: new Date(Number(row.recorded_at)),
-    id: row.id,
-  };
+  return new StoredEvent(row.stream, row.type, row.revision, row.position, JSON.parse(row.data) as unknown,
+    JSON.parse(row.metadata) as Record<string, unknown>, new Date(Number(row.recorded_at)), row.id);
 }

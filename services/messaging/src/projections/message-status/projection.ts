@@ -78,17 +78,34 @@ const MOVES = {
 const whereMovable = (type: keyof typeof MOVES): string =>
   `WHERE message_id = ? AND status IN (${MOVES[type].from.map((status) => `'${status}'`).join(', ')})`;
 
-/** The columns of a message_status row, in the order of the insert. */
-interface StatusRow {
-  messageId: string; accountId: string; sessionId: string; to: string; type: string; status: Status; acceptedAt: string;
-  sentAt: string | null; deliveredAt: string | null; readAt: string | null; networkMessageId: string | null;
-  errorCode: string | null; errorMessage: string | null; refundDue: 0 | 1;
+type Accepted = Extract<StatusEvent, { type: 'MessageAccepted' }>['data'];
+
+/**
+ * The columns of a message_status row, in the order of the insert, as its MessageAccepted made it.
+ * This and AcceptedInBatch are classes because they live until the batch's end (see `StoredEvent`
+ * in the eventstore library).
+ */
+class StatusRow {
+  readonly messageId: string; readonly accountId: string; readonly sessionId: string; readonly to: string; readonly type: string;
+  status: Status = 'pending';
+  readonly acceptedAt: string;
+  sentAt: string | null = null; deliveredAt: string | null = null; readAt: string | null = null; networkMessageId: string | null = null;
+  errorCode: string | null = null; errorMessage: string | null = null; refundDue: 0 | 1 = 0;
+
+  constructor(d: Accepted) {
+    this.messageId = d.messageId;
+    this.accountId = d.accountId;
+    this.sessionId = d.sessionId;
+    this.to = d.to;
+    this.type = d.content.type;
+    this.acceptedAt = d.acceptedAt;
+  }
 }
 
 /** A message accepted in this batch: its row so far, and the later facts that shaped it. */
-interface AcceptedInBatch {
-  row: StatusRow;
-  later: StatusEvent[];
+class AcceptedInBatch {
+  readonly later = new Array<StatusEvent>();
+  constructor(readonly row: StatusRow) {}
 }
 
 function prepare(db: DatabaseSync) {
@@ -110,12 +127,7 @@ function applyEvent(s: Statements, accepted: Map<string, AcceptedInBatch>, event
   if (event.type === 'MessageAccepted') {
     const d = event.data;
     // Accepted is its stream's first fact: a second one for the same message changes nothing.
-    if (accepted.has(d.messageId)) return;
-    const row: StatusRow = {
-      messageId: d.messageId, accountId: d.accountId, sessionId: d.sessionId, to: d.to, type: d.content.type, status: 'pending', acceptedAt: d.acceptedAt,
-      sentAt: null, deliveredAt: null, readAt: null, networkMessageId: null, errorCode: null, errorMessage: null, refundDue: 0,
-    };
-    accepted.set(d.messageId, { row, later: [] });
+    if (!accepted.has(d.messageId)) accepted.set(d.messageId, new AcceptedInBatch(new StatusRow(d)));
     return;
   }
   const inBatch = accepted.get(event.data.messageId);
