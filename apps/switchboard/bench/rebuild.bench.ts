@@ -8,13 +8,14 @@
  * in a child process of its own so its CPU and peak RSS are its own: a raw scan of each category
  * (readAll in pages of the catch-up size), a rebuild from zero of each read model of messaging
  * and sessions (the services' projections through ProjectionRunner until caught up), and the same
- * rebuild as `switchboard projections rebuild` runs it (rebuildProjection: a new generation built
- * beside a live read model that holds the whole log, then swapped in; its swap time shown apart).
+ * rebuild as `switchboard projections rebuild` runs it in the embedded mode (rebuildProjection in a
+ * fresh process: a new generation built beside a copy of a live read model that holds the whole
+ * log, built by another child first, then swapped in; its swap time shown apart).
  * Each runs BENCH_REBUILD_ROUNDS times (default 3), round after round; the fastest run of each is shown.
  * Env: BENCH_REBUILD_EVENTS (default 200000), BENCH_REBUILD_ROUNDS, BENCH_REBUILD_POSTGRES=0 skips PostgreSQL.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -208,19 +209,31 @@ async function rebuild(store: EventStore, readModel: ReadModel, dir: string): Pr
   };
 }
 
-/**
- * The CLI's rebuild: a live read model holding the whole log is built first (not timed), then
- * rebuilt beside it and swapped in (timed, swap included).
- */
-async function blueGreen(store: EventStore, readModel: ReadModel, dir: string): Promise<Prepared> {
-  const { category, table, open } = READ_MODELS[readModel];
-  const file = join(dir, `live-${readModel}-${process.pid}.sqlite`);
-  const live = openSqliteDatabase(file, '');
+/** The file a read model's live copy is built into once per store, for every CLI rebuild to start from. */
+const liveTemplate = (dir: string, readModel: ReadModel): string => join(dir, `live-${readModel}.sqlite`);
+
+/** A live read model holding the whole log, as the service keeps it (run in a child of its own, not timed). */
+async function buildLive(store: EventStore, readModel: ReadModel, dir: string): Promise<void> {
+  const { category, open } = READ_MODELS[readModel];
+  const live = openSqliteDatabase(liveTemplate(dir, readModel), '');
   const runner = new ProjectionRunner(store, live, open(live));
   await runner.start();
   const head = await store.lastPosition({ category });
   if (head !== undefined) await runner.waitForPosition(head);
   await runner.stop();
+  // Closing the last connection folds the WAL into the file: the file alone is the read model.
+  live.close();
+}
+
+/**
+ * The CLI's rebuild, as `switchboard projections rebuild` runs it in the embedded mode: a process
+ * that has done nothing else yet (its code not yet optimised, its store's cache cold) rebuilds
+ * beside a copy of the live read model (not timed) and swaps the new generation in (timed, swap included).
+ */
+async function blueGreen(store: EventStore, readModel: ReadModel, dir: string): Promise<Prepared> {
+  const { table, open } = READ_MODELS[readModel];
+  const file = join(dir, `live-${readModel}-${process.pid}.sqlite`);
+  copyFileSync(liveTemplate(dir, readModel), file);
   let swapMs = 0;
   return {
     run: async () => {
@@ -229,6 +242,7 @@ async function blueGreen(store: EventStore, readModel: ReadModel, dir: string): 
       return result.events;
     },
     finish: async () => {
+      const live = openSqliteDatabase(file, '');
       const rows = Number((live.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
       live.close();
       return rows;
@@ -262,12 +276,17 @@ async function measure(location: StoreLocation, task: Task): Promise<Measured> {
 }
 
 function inChild(location: StoreLocation, task: Task): Promise<Measured> {
+  return runChild('measure', location, task).then((output) => JSON.parse(output) as Measured);
+}
+
+/** This script in a child process, in one of its modes; answers what it printed. */
+function runChild(mode: 'measure' | 'live', location: StoreLocation, task: Task): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, SELF, 'measure', JSON.stringify({ location, task })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...process.execArgv, SELF, mode, JSON.stringify({ location, task })], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as Measured) : reject(new Error(`measuring ${JSON.stringify(task)} exited with ${code}`))));
+    child.on('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${mode} ${JSON.stringify(task)} exited with ${code}`))));
   });
 }
 
@@ -294,7 +313,9 @@ function best(runs: readonly Measured[]): Measured {
   return { ...fastest, peakRssMb: Math.max(...runs.map((run) => run.peakRssMb)) };
 }
 
-async function benchStore(name: string, location: StoreLocation, written: Written, dir: string): Promise<void> {
+async function benchStore(name: string, location: StoreLocation, written: Written, parent: string): Promise<void> {
+  // Read-model files of this store's runs (live copies built from it included) apart from another store's.
+  const dir = mkdtempSync(join(parent, `${name.toLowerCase()}-`));
   console.log(`\n${name}: ${number(written.messageEvents)} message events (${number(written.outbound)} sent, ${number(written.inbound)} received), ${number(written.sessionEvents)} session events; pages of ${CATCH_UP_PAGE_SIZE}, best of ${ROUNDS}`);
   const expectedRows: Record<ReadModel, number> = { 'message-status': written.outbound, 'message-history': written.outbound + written.inbound, 'session-list': written.liveSessions };
   const tasks: Task[] = [
@@ -302,6 +323,7 @@ async function benchStore(name: string, location: StoreLocation, written: Writte
     ...(Object.keys(READ_MODELS) as ReadModel[]).map((readModel) => ({ kind: 'rebuild' as const, readModel, dir })),
     ...(Object.keys(READ_MODELS) as ReadModel[]).map((readModel) => ({ kind: 'blue-green' as const, readModel, dir })),
   ];
+  for (const task of tasks) if (task.kind === 'blue-green') await runChild('live', location, task);
   // Round after round, each task once per round: a spell of load on the machine hits all of them alike.
   const runs = tasks.map((): Measured[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
@@ -359,6 +381,11 @@ async function main(): Promise<void> {
 if (process.argv[2] === 'measure') {
   const { location, task } = JSON.parse(process.argv[3]!) as { location: StoreLocation; task: Task };
   process.stdout.write(JSON.stringify(await measure(location, task)));
+} else if (process.argv[2] === 'live') {
+  const { location, task } = JSON.parse(process.argv[3]!) as { location: StoreLocation; task: { readModel: ReadModel; dir: string } };
+  const store = openStore(location);
+  await buildLive(store, task.readModel, task.dir);
+  await store.close();
 } else {
   await main();
 }
