@@ -76,7 +76,7 @@ describe('rebuildProjection', () => {
     live.exec("UPDATE grants SET count = 999 WHERE stream = 'ticket-7'");
     const progress: number[] = [];
     // As a serving replica runs it (one page per transaction, requests answered between two).
-    const rebuilding = rebuildProjection({ store, file: liveFile, projection: counter, onProgress: (p) => progress.push(p.events), batchEvents: CATCH_UP_PAGE_SIZE });
+    const rebuilding = rebuildProjection({ store, file: liveFile, projection: counter, onProgress: (p) => progress.push(p.events), servingRequests: true });
     let done = false;
     void rebuilding.finally(() => (done = true));
     let reads = 0;
@@ -101,6 +101,7 @@ describe('rebuildProjection', () => {
     expect(result.eventsPerSecond).toBeGreaterThan(0);
     expect(BigInt(result.position!)).toBeLessThanOrEqual(last);
     expect(progress.at(-1)).toBe(result.events);
+    expect(steps(progress).every((step) => step <= CATCH_UP_PAGE_SIZE)).toBe(true);
     // The indexes came with the new generation; nothing of it is left beside the live file but the lock.
     expect(live.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'grants' AND sql IS NOT NULL").all()).toEqual([{ name: 'grants_by_last' }]);
     expect(readdirSync(dir.path).filter((f) => f.startsWith('rebuild-'))).toEqual(['rebuild-session-list.sqlite.lock']);
@@ -120,14 +121,19 @@ describe('rebuildProjection', () => {
     expect(counts(live)['ticket-7']).toBe(100);
   });
 
-  it('rebuilds into a file with no read model yet, and an empty category into empty tables', async () => {
+  it('rebuilds into a file with no read model yet, in batches of several pages where no request is served, and an empty category into empty tables', async () => {
     const fresh = join(dir.path, 'fresh', 'read-models.sqlite');
-    const result = await rebuildProjection({ store, file: fresh, projection: counter });
+    const progress: number[] = [];
+    const result = await rebuildProjection({ store, file: fresh, projection: counter, onProgress: (p) => progress.push(p.events) });
     expect(result.rows).toEqual({ grants: 100 });
+    expect(steps(progress)[0]).toBeGreaterThan(CATCH_UP_PAGE_SIZE);
     const empty = await rebuildProjection({ store, file: fresh, projection: { name: 'session-list', open: (db) => ({ ...grantCounter(db), category: 'none' }) } });
     expect(empty).toMatchObject({ events: 0, position: null, rows: { grants: 0 } });
   });
 });
+
+/** Events applied between two progress reports: one batch each. */
+const steps = (progress: readonly number[]): number[] => progress.filter((n, i) => n !== progress[i - 1]).map((n, i, distinct) => n - (distinct[i - 1] ?? 0)).filter((step) => step > 0);
 
 describe('serveProjectionRebuilds', () => {
   it('rebuilds on a request published over the bus and reports started, rebuilt and finished on the run subject', async () => {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { ProjectionName, ProjectionRebuildResult, RebuildableService } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
-import { openSqliteDatabase } from '@switchboard/eventstore';
+import { CATCH_UP_PAGE_SIZE, openSqliteDatabase } from '@switchboard/eventstore';
 import { ProjectionRunner } from '../projection-runner.js';
 import type { Projection } from '../projection-runner.js';
 import type { StoreConfig } from '../service-store.js';
@@ -41,10 +41,14 @@ export interface RebuildOptions {
   /** Aborting stops the rebuild before its swap; the live read model stays as it was. */
   signal?: AbortSignal;
   /**
-   * Events applied in one transaction at most (default CATCH_UP_BATCH_EVENTS). A rebuild inside a
-   * serving process takes smaller ones: the process answers requests between two.
+   * The rebuild runs in a process that goes on answering requests (a distributed replica): a page
+   * per transaction, and the event loop let go between two (a SQLite store's pages are read
+   * without I/O). A process doing nothing else (the embedded CLI) applies batches of up to
+   * CATCH_UP_BATCH_EVENTS back to back: letting the loop go after each, with the batch still
+   * referenced, had V8 run a scheduled young GC right then and move the whole batch to the old
+   * generation (the CLI's message status rebuild: 71,000-75,000 events/s with, 80,000 without).
    */
-  batchEvents?: number;
+  servingRequests?: boolean;
 }
 
 /**
@@ -92,15 +96,15 @@ async function buildGeneration(options: RebuildOptions, next: DatabaseSync, proj
   const total = await store.countAfter('start', { category, limit: Number.MAX_SAFE_INTEGER });
   let events = 0;
   const report = () => onProgress?.({ projection: options.projection.name, events, total: Math.max(total, events), seconds: (performance.now() - started) / 1000 });
+  const serving = options.servingRequests === true;
   const runner = new ProjectionRunner(store, next, projection, {
     afterApply: async (batch) => {
       events += batch.length;
       report();
-      // A SQLite store's pages are read without I/O: let the process serve its requests between two.
-      await new Promise((resolve) => setImmediate(resolve));
+      if (serving) await new Promise((resolve) => setImmediate(resolve));
     },
     reportLag: false,
-    catchUpBatchEvents: options.batchEvents,
+    catchUpBatchEvents: serving ? CATCH_UP_PAGE_SIZE : undefined,
   });
   const head = await store.lastPosition({ category });
   await runner.start();

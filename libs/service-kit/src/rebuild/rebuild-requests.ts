@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import type { Bus } from '@switchboard/bus';
 import { ProjectionRebuildRequest, projectionRebuildReportSubject, projectionRebuildSubject } from '@switchboard/contracts';
 import type { ProjectionRebuildReport } from '@switchboard/contracts';
-import { CATCH_UP_PAGE_SIZE } from '@switchboard/eventstore';
 import type { EventStore } from '@switchboard/eventstore';
 import type { Logger } from '@switchboard/telemetry';
 import type { StoreConfig } from '../service-store.js';
@@ -68,9 +67,7 @@ async function rebuildAsked(options: ProjectionRebuildsOptions, request: Project
   for (const projection of asked) {
     try {
       const result = await rebuildProjection({
-        store: options.store, file: readModels.file(options.config), projection, signal, onProgress: throttled(options, base),
-        // This replica keeps serving while it rebuilds: a page per transaction, and requests answered between two.
-        batchEvents: CATCH_UP_PAGE_SIZE,
+        store: options.store, file: readModels.file(options.config), projection, signal, onProgress: throttled(options, base), servingRequests: true,
       });
       logger.info({ ...result }, 'read model rebuilt and swapped in');
       await report({ ...base, phase: 'rebuilt', result });

@@ -102,7 +102,7 @@ class StatusRow {
   }
 }
 
-/** A message accepted in this batch: its row so far, and the later facts that shaped it. */
+/** A message accepted in this batch: its row so far, and the later facts that shaped it (`new Array`: an array literal is tracked as an object literal is). */
 class AcceptedInBatch {
   readonly later = new Array<StatusEvent>();
   constructor(readonly row: StatusRow) {}
