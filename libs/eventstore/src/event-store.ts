@@ -9,7 +9,7 @@
  * - checkpoint: the position of the last event a subscriber has fully processed.
  */
 
-/** An event about to be appended. `id` defaults to a random UUID. */
+/** An event about to be appended. `id` defaults to a new UUID (time-ordered in the SQLite store). */
 export interface NewEvent {
   type: string;
   data: unknown;

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { v7 as uuidv7 } from 'uuid';
 import {
   StoredEvent, WrongExpectedRevisionError, categoryOf, revisionMatches,
   type ActualRevision, type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions,
@@ -165,7 +165,7 @@ export class SqliteEventStore implements EventStore {
     for (const event of events) {
       revision += 1n;
       const inserted = this.#statements.insert.run(
-        event.id ?? randomUUID(), stream, category, revision, event.type,
+        event.id ?? newEventId(), stream, category, revision, event.type,
         JSON.stringify(event.data ?? null), JSON.stringify(event.metadata ?? {}), recordedAt,
       );
       position = BigInt(inserted.lastInsertRowid);
@@ -185,6 +185,19 @@ export class SqliteEventStore implements EventStore {
       : this.#statements.readCategory.all(category, fromPosition, limit);
     return rows.map((row) => toRecordedEvent(row as unknown as EventRow));
   }
+}
+
+/**
+ * The id of an event appended without one: a UUID of version 7, whose first 48 bits are the time in
+ * milliseconds (counted on within one). The events table indexes ids as unique; time-ordered ids
+ * are added at the end of that index, where random ones (version 4) landed on a random page of it,
+ * rewritten at each commit: in `npm run bench -w @switchboard/eventstore`, 10-event appends took
+ * 354-365 µs of CPU against 571-825 with version 4, and 1-event appends from 16 writers 47-54 µs
+ * against 66-97. (The PostgreSQL store keeps version 4: there the same change was slower, its
+ * `text` index comparing the ids under the database's collation.)
+ */
+function newEventId(): string {
+  return uuidv7();
 }
 
 function prepareStatements(db: DatabaseSync) {
