@@ -193,8 +193,8 @@ export class SqliteEventStore implements EventStore {
  * are added at the end of that index, where random ones (version 4) landed on a random page of it,
  * rewritten at each commit: in `npm run bench -w @switchboard/eventstore`, 10-event appends took
  * 354-365 µs of CPU against 571-825 with version 4, and 1-event appends from 16 writers 47-54 µs
- * against 66-97. (The PostgreSQL store keeps version 4: there the same change was slower, its
- * `text` index comparing the ids under the database's collation.)
+ * against 66-97. (The PostgreSQL store keeps version 4: there the same change took more CPU, likely
+ * from its `text` index comparing the ids under the database's collation.)
  */
 function newEventId(): string {
   return uuidv7();
