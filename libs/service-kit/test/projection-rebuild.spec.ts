@@ -132,8 +132,8 @@ describe('rebuildProjection', () => {
   });
 });
 
-/** Events applied between two progress reports: one batch each. */
-const steps = (progress: readonly number[]): number[] => progress.filter((n, i) => n !== progress[i - 1]).map((n, i, distinct) => n - (distinct[i - 1] ?? 0)).filter((step) => step > 0);
+/** Events applied between two progress reports: one batch each (the final report repeats the last count). */
+const steps = (progress: readonly number[]): number[] => progress.map((n, i) => n - (progress[i - 1] ?? 0)).filter((step) => step > 0);
 
 describe('serveProjectionRebuilds', () => {
   it('rebuilds on a request published over the bus and reports started, rebuilt and finished on the run subject', async () => {
