@@ -15,6 +15,7 @@ export interface ChatNetworkOverrides {
   qrTimeoutMs?: BaileysChatNetworkOptions['qrTimeoutMs'];
   reconnect?: BaileysChatNetworkOptions['reconnect'];
   keepAliveIntervalMs?: BaileysChatNetworkOptions['keepAliveIntervalMs'];
+  connectTimeoutMs?: BaileysChatNetworkOptions['connectTimeoutMs'];
   latestWaWebVersion?: BaileysChatNetworkOptions['latestWaWebVersion'];
   /** Sees every driver this service creates (tests record the pairing codes the network issued). */
   onDriver?: (sessionId: string, driver: ChatDriver) => void;
@@ -56,6 +57,7 @@ export async function openChatNetwork(
       ...(overrides.qrTimeoutMs === undefined ? {} : { qrTimeoutMs: overrides.qrTimeoutMs }),
       ...(overrides.reconnect === undefined ? {} : { reconnect: overrides.reconnect }),
       ...(overrides.keepAliveIntervalMs === undefined ? {} : { keepAliveIntervalMs: overrides.keepAliveIntervalMs }),
+      ...(overrides.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: overrides.connectTimeoutMs }),
       ...(overrides.latestWaWebVersion === undefined ? {} : { latestWaWebVersion: overrides.latestWaWebVersion }),
     });
     return {

@@ -94,6 +94,46 @@ describe('creating a session when no TCP connection can be made (tcp)', () => {
   });
 });
 
+describe('creating a session when the network takes the connection and never answers (timeout)', () => {
+  const CONNECT_TIMEOUT_MS = 1_000;
+  const accepted: { openedAt: number; closedAt?: number }[] = [];
+  const silent = createServer((socket) => {
+    const entry: { openedAt: number; closedAt?: number } = { openedAt: performance.now() };
+    accepted.push(entry);
+    socket.on('error', () => undefined);
+    socket.on('close', () => void (entry.closedAt = performance.now()));
+    // Reads (and drops) what comes, so that the client's close is seen; answers nothing.
+    socket.resume();
+  });
+  let h: Harness;
+  beforeAll(async () => {
+    const url = `ws://127.0.0.1:${await listen(silent)}/ws/chat`;
+    h = await Harness.start({
+      firstQrTimeoutMs: FIRST_QR_TIMEOUT_MS,
+      chatNetwork: () => ({ network: { kind: 'whatsapp', url }, connectTimeoutMs: CONNECT_TIMEOUT_MS, reconnect: { initialDelayMs: 100, maxDelayMs: 100 } }),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    silent.close();
+  });
+
+  it('ends each attempt at the connect timeout and tries again, then answers with cause timeout', async () => {
+    const accountId = await h.quota.account('free');
+    const failure = await h.call(SessionsSubjects.create, { accountId }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'CHAT_NETWORK_ERROR', details: { cause: 'timeout' } });
+    expect((await h.call(SessionsSubjects.list, { accountId, limit: 10, offset: 0 })).total).toBe(0);
+    // Not one connection held for the whole wait: each was closed by us once the timeout had
+    // passed (counted from just before the TCP connect, looked at once a second), and the next one
+    // made after it.
+    expect(accepted.length, JSON.stringify(accepted)).toBeGreaterThanOrEqual(2);
+    const [first, second] = accepted as [{ openedAt: number; closedAt: number }, { openedAt: number }];
+    expect(first.closedAt - first.openedAt, JSON.stringify(accepted)).toBeGreaterThan(CONNECT_TIMEOUT_MS - 200);
+    expect(first.closedAt - first.openedAt, JSON.stringify(accepted)).toBeLessThan(CONNECT_TIMEOUT_MS + 2_500);
+    expect(second.openedAt).toBeGreaterThan(first.closedAt - 50);
+  });
+});
+
 describe('a network that answers but not as the chat network (tls, rejected)', () => {
   const servers: Server[] = [];
   afterAll(() => {

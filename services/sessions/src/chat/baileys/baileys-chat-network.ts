@@ -27,6 +27,8 @@ export interface BaileysChatNetworkOptions {
    * this and reconnected. Default 20 s (found within 42 s); tests shorten it.
    */
   keepAliveIntervalMs?: number;
+  /** How long each step of a connection's handshake may go unanswered. Default 20 s; tests shorten it. */
+  connectTimeoutMs?: number;
   /**
    * Looks up the WhatsApp Web version the network expects now, at the first connect and again
    * when the network refuses one as outdated. Default: web.whatsapp.com's current revision for
@@ -54,7 +56,7 @@ export class BaileysChatNetwork {
     const settings: SocketSettings = {
       network,
       caches: createSharedBaileysCaches(),
-      keepalive: new KeepaliveClock(options.keepAliveIntervalMs),
+      keepalive: new KeepaliveClock(options.keepAliveIntervalMs, options.connectTimeoutMs),
       ...(options.qrTimeoutMs === undefined ? {} : { qrTimeoutMs: options.qrTimeoutMs }),
     };
     return new BaileysChatNetwork(options, settings, new WaWebVersions(options.latestWaWebVersion ?? defaultVersionLookup(network)));

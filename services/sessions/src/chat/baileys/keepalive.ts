@@ -20,6 +20,12 @@ const PINGS_PER_TURN = 100;
  * many sessions costs more than the pings themselves (see `KeepaliveClock`).
  */
 export const BAILEYS_KEEPALIVE_OFF_MS = 2 ** 31 - 1;
+/**
+ * How long a connection attempt may wait for each step of its handshake (the WebSocket upgrade,
+ * each Noise message, the first stanza): Baileys' own connect timeout, which it cannot keep
+ * without a timer on every frame written (see `socketConfig`).
+ */
+export const CONNECT_TIMEOUT_MS = 20_000;
 
 /** One socket as the clock sees it. */
 export interface KeepaliveState {
@@ -27,22 +33,27 @@ export interface KeepaliveState {
   live: boolean;
   /** When its last frame came in. */
   lastFrameAt: number;
-  /** When it is looked at next: pinged once live, given up if silent. */
+  /** Once live, when it is looked at next: pinged, or given up if silent. */
   nextCheckAt: number;
 }
 
-/** `check_again`: not live yet, nor silent for long; looked at again an interval later. */
-export type KeepaliveStep = 'wait' | 'ping' | 'check_again' | 'give_up';
+/**
+ * `give_up`: a live socket whose last ping went unanswered; `time_out`: a handshake that got no
+ * answer within the connect timeout.
+ */
+export type KeepaliveStep = 'wait' | 'ping' | 'give_up' | 'time_out';
 
 /**
- * What a tick does with a socket: nothing before its check is due; at a due check, gives it up
- * after more than an interval plus the slack without a frame (its last ping went unanswered, or
- * nothing followed the handshake), else pings it once its handshake is done.
+ * What a tick does with a socket. Before its handshake is done: nothing until it has waited more
+ * than `connectTimeoutMs` for a frame, then it times out (looked at every tick). Once live:
+ * nothing before its check is due; at a due check, gives it up after more than an interval plus
+ * the slack without a frame (its last ping went unanswered), else pings it.
  */
-export function keepaliveStep(state: KeepaliveState, now: number, intervalMs: number): KeepaliveStep {
+export function keepaliveStep(state: KeepaliveState, now: number, intervalMs: number, connectTimeoutMs = CONNECT_TIMEOUT_MS): KeepaliveStep {
+  if (!state.live) return now - state.lastFrameAt > connectTimeoutMs ? 'time_out' : 'wait';
   if (now < state.nextCheckAt) return 'wait';
   if (now - state.lastFrameAt > intervalMs + KEEPALIVE_SLACK_MS) return 'give_up';
-  return state.live ? 'ping' : 'check_again';
+  return 'ping';
 }
 
 /** The socket's parts the clock uses (`ws` is typed loosely by Baileys). */
@@ -59,18 +70,20 @@ type WatchedSocket = Pick<WASocket, 'ev' | 'end' | 'sendNode' | 'generateMessage
  */
 export class KeepaliveClock {
   readonly intervalMs: number;
+  readonly #connectTimeoutMs: number;
   readonly #tickMs: number;
   readonly #watched = new Map<WatchedSocket, KeepaliveState>();
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(intervalMs = DEFAULT_KEEPALIVE_INTERVAL_MS) {
+  constructor(intervalMs = DEFAULT_KEEPALIVE_INTERVAL_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS) {
     this.intervalMs = intervalMs;
+    this.#connectTimeoutMs = connectTimeoutMs;
     this.#tickMs = Math.min(MAX_TICK_MS, Math.ceil(intervalMs / 4));
   }
 
   /**
-   * Keeps `socket` alive from its handshake until it closes. Before the handshake it is only
-   * looked at for silence (Baileys' connect timeout usually ends a stalled one first).
+   * Keeps `socket` alive from its handshake until it closes. Before that, it times its handshake:
+   * a step that gets no answer within the connect timeout ends the attempt.
    */
   watch(socket: WatchedSocket): void {
     const watchedAt = performance.now();
@@ -106,15 +119,15 @@ export class KeepaliveClock {
         this.#forget(socket);
         continue;
       }
-      const step = keepaliveStep(state, now, this.intervalMs);
+      const step = keepaliveStep(state, now, this.intervalMs, this.#connectTimeoutMs);
       if (step === 'wait') continue;
-      if (step === 'give_up') {
+      if (step === 'give_up' || step === 'time_out') {
         this.#forget(socket);
-        void socket.end(connectionLost() as never);
+        void socket.end((step === 'give_up' ? connectionLost() : handshakeTimedOut()) as never);
         continue;
       }
       state.nextCheckAt = now + this.intervalMs;
-      if (step === 'ping') due.push(socket);
+      due.push(socket);
     }
     this.#ping(due, 0);
   }
@@ -148,6 +161,14 @@ export class KeepaliveClock {
  */
 function connectionLost(): Error {
   return Object.assign(new Error(KEEPALIVE_GAVE_UP), { output: { statusCode: DisconnectReason.connectionLost } });
+}
+
+/**
+ * What Baileys ends a handshake step that got no answer with (`awaitNextMessage`: a Boom "Timed
+ * Out", 408): not a network failure of its own kind, so the driver reconnects as it did then.
+ */
+function handshakeTimedOut(): Error {
+  return Object.assign(new Error('Timed Out'), { output: { statusCode: DisconnectReason.timedOut } });
 }
 
 /** The ping Baileys and WhatsApp Web send. */

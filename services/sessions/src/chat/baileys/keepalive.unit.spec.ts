@@ -45,10 +45,12 @@ describe('keepaliveStep', () => {
     expect(keepaliveStep({ ...live, nextCheckAt: 2 * INTERVAL }, 2 * INTERVAL, INTERVAL)).toBe('give_up');
     expect(keepaliveStep({ ...live, lastFrameAt: INTERVAL + 1 }, 2 * INTERVAL, INTERVAL)).toBe('ping');
   });
-  it('does not ping before the handshake, but gives up a socket that stays silent after it', () => {
-    const connecting = { ...live, live: false };
-    expect(keepaliveStep(connecting, INTERVAL, INTERVAL)).toBe('check_again');
-    expect(keepaliveStep({ ...connecting, nextCheckAt: 2 * INTERVAL }, 2 * INTERVAL, INTERVAL)).toBe('give_up');
+  it('before the handshake is done, never pings and times out a step left unanswered for more than the connect timeout', () => {
+    const connecting = { ...live, live: false, lastFrameAt: 1_000 };
+    expect(keepaliveStep(connecting, INTERVAL, INTERVAL)).toBe('wait');
+    expect(keepaliveStep(connecting, 21_000, INTERVAL)).toBe('wait');
+    expect(keepaliveStep(connecting, 21_001, INTERVAL)).toBe('time_out');
+    expect(keepaliveStep(connecting, 2_001, INTERVAL, 1_000)).toBe('time_out');
   });
 });
 
@@ -103,16 +105,30 @@ describe('KeepaliveClock', () => {
     expect([s.pings, s.ends]).toEqual([[], []]);
   });
 
-  it('ends a socket that falls silent after its handshake, before any stanza, without pinging it', async () => {
+  it('times out a handshake step left unanswered for 20 s, without pinging it', async () => {
     const clock = new KeepaliveClock(INTERVAL);
     const s = fakeSocket();
     clock.watch(s.socket);
     s.frame(new Uint8Array([1]));
-    await vi.advanceTimersByTimeAsync(INTERVAL + 1_000);
+    await vi.advanceTimersByTimeAsync(20_000);
     expect(s.ends).toEqual([]);
-    await vi.advanceTimersByTimeAsync(INTERVAL);
+    await vi.advanceTimersByTimeAsync(1_000);
     expect(s.pings).toEqual([]);
     expect(s.ends).toHaveLength(1);
+    // Baileys' own handshake timeout: a drop to reconnect from, not a network failure of its own kind.
+    expect(s.ends[0]).toMatchObject({ message: 'Timed Out', output: { statusCode: 408 } });
+    expect(classifyNetworkFailure(s.ends[0], INTERVAL)).toBeUndefined();
+  });
+
+  it('times out a connection attempt that gets no answer at all (the WebSocket upgrade unanswered)', async () => {
+    const clock = new KeepaliveClock(INTERVAL, 5_000);
+    const s = fakeSocket();
+    clock.watch(s.socket);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(s.ends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(s.ends).toEqual([expect.objectContaining({ message: 'Timed Out' })]);
+    expect(clock.size).toBe(0);
   });
 
   it('writes at most 100 pings per turn of the event loop, the rest in the turns right after', async () => {

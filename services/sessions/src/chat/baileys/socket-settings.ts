@@ -22,7 +22,11 @@ export interface SocketSettings {
  * message cache (its 5-minute timers pin whole key-store transactions, up to ~64 MB per busy
  * socket) with `getMessage` served from the driver's own bounded map, no history sync, not
  * marked online, caches shared across sockets, and a silent logger. Its keepalive is the
- * process's `KeepaliveClock`, not one timer per socket.
+ * process's `KeepaliveClock`, not one timer per socket, and so is its connect timeout: Baileys
+ * puts its connect timeout on every frame it writes as well, a timer whose set-up captures two
+ * stack traces and builds an error each time (about 40 µs per frame, several frames per message
+ * sent or receipt taken). Without it a write waits for the socket, which the clock ends when the
+ * network stops answering.
  */
 export function socketConfig(
   settings: SocketSettings,
@@ -38,6 +42,7 @@ export function socketConfig(
     auth,
     version,
     keepAliveIntervalMs: BAILEYS_KEEPALIVE_OFF_MS,
+    connectTimeoutMs: 0,
     logger: silentLogger,
     browser: Browsers.ubuntu('Chrome'),
     enableRecentMessageCache: false,
