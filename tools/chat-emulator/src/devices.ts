@@ -21,6 +21,8 @@ export interface DeviceStatus {
   maxConcurrentConnections: number;
   /** One-time pre-keys the device uploaded that the network has not handed out yet. */
   oneTimePreKeys: number;
+  /** Trusted-contact privacy tokens the device issued to its contacts since the emulator started. */
+  privacyTokensIssued: number;
   linkedAt: string;
 }
 
@@ -90,6 +92,7 @@ export class DeviceControl {
       blackholed: this.network.blackholed.has(phone),
       maxConcurrentConnections: logins.peak(phone),
       oneTimePreKeys: device.preKeyCount,
+      privacyTokensIssued: this.network.privacyTokensIssued.get(phone) ?? 0,
       linkedAt: device.linkedAt,
     };
   }

@@ -3,7 +3,7 @@ import { applyPreKeyUpload, applySignedPreKey } from './device-keys.js';
 import type { LinkedDevice } from './model.js';
 import type { Network } from './network.js';
 import { answerUsync } from './usync.js';
-import { child, firstChild, iqResult } from './wire.js';
+import { child, children, firstChild, iqResult } from './wire.js';
 import type { Node } from './wire.js';
 
 /** What an iq handler may touch: the network, the caller's own device, the media host's address. */
@@ -37,8 +37,15 @@ const answerMediaConn = (ctx: IqContext, iq: Node): Node =>
     },
   ]);
 
-const answerPrivacy = (iq: Node): Node => {
-  if (firstChild(iq)?.tag !== 'privacy') return iqResult(iq);
+const answerPrivacy = (ctx: IqContext, iq: Node): Node => {
+  const first = firstChild(iq);
+  if (iq.attrs.type === 'set' && first?.tag === 'tokens') {
+    // A client issuing its trusted-contact tokens (WhatsApp Web: once per contact and 7 days).
+    const { privacyTokensIssued } = ctx.network;
+    privacyTokensIssued.set(ctx.self.phone, (privacyTokensIssued.get(ctx.self.phone) ?? 0) + children(first, 'token').length);
+    return iqResult(iq);
+  }
+  if (first?.tag !== 'privacy') return iqResult(iq);
   const categories = ['readreceipts', 'last', 'online', 'profile', 'status', 'groupadd', 'calladd'];
   const content = categories.map((name) => ({ tag: 'category', attrs: { name, value: name === 'readreceipts' ? 'all' : 'contacts' } }));
   return iqResult(iq, [{ tag: 'privacy', attrs: {}, content }]);
@@ -59,7 +66,7 @@ export const answerIq = (ctx: IqContext, iq: Node): Node => {
     case 'w:m':
       return answerMediaConn(ctx, iq);
     case 'privacy':
-      return answerPrivacy(iq);
+      return answerPrivacy(ctx, iq);
     case 'abt':
       return iqResult(iq, [{ tag: 'props', attrs: { protocol: '1', hash: 'emulator' }, content: [] }]);
     case 'blocklist':

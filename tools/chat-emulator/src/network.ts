@@ -47,6 +47,8 @@ export class Network {
    * the device is held for it (as for an offline one) instead of written into the void.
    */
   readonly blackholed = new Map<string, LiveLink>();
+  /** Privacy tokens each device issued to its contacts (`iq xmlns="privacy"` with `<tokens>`); memory only. */
+  readonly privacyTokensIssued = new Map<string, number>();
   /** Clients announcing an older WhatsApp Web version are refused (405); unset = any version. */
   minVersion: WaVersion | undefined;
   private readonly deviceCounters = new Map<string, number>();

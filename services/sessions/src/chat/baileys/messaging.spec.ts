@@ -52,6 +52,18 @@ describe('sending through a connected session', () => {
     expect(await receiptsOf(sent)).toEqual(['delivered', 'read']);
   });
 
+  it('issues its privacy token to a contact once, not with every message (Baileys patched, see patches/)', async () => {
+    const contact = await newContact();
+    const before = (await chat.control.device(me)).privacyTokensIssued;
+    for (const text of ['first', 'second', 'third']) {
+      const sent = await driver.sendText(contact, text);
+      await receivedBy(contact, sent.id);
+      // The issue follows the send without being awaited: give it time to land before the next.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await chat.control.device(me)).privacyTokensIssued - before).toBe(1);
+  });
+
   it('quotes the message it replies to', async () => {
     const contact = await newContact();
     const first = await driver.sendText(contact, 'first');
