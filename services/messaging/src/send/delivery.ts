@@ -101,7 +101,8 @@ export class Delivery {
   private async attempts(state: AcceptedState, command: DeliverMessageCommand, correlationId?: string): Promise<DeliveryOutcome> {
     const delays = this.options.retryDelaysMs ?? [500, 2_000];
     let mayHaveSent = false;
-    let last = new ApiError('SERVICE_UNAVAILABLE');
+    // The last failure, once there is one (an error is not built for the sends that succeed).
+    let last: ApiError | undefined;
     for (let attempt = 0; ; ) {
       let failure: ServiceCallError;
       try {
@@ -131,7 +132,7 @@ export class Delivery {
     }
     // It may have reached the network (502, unit kept), or certainly did not (refunded).
     if (mayHaveSent) return this.fail(state, new ApiError('CHAT_NETWORK_ERROR'), false, correlationId);
-    return this.fail(state, last.code === 'CHAT_NETWORK_ERROR' ? last : new ApiError('SERVICE_UNAVAILABLE'), true, correlationId);
+    return this.fail(state, last?.code === 'CHAT_NETWORK_ERROR' ? last : new ApiError('SERVICE_UNAVAILABLE'), true, correlationId);
   }
 
   private async fail(state: AcceptedState, error: ApiError, refundable: boolean, correlationId?: string): Promise<DeliveryOutcome> {
