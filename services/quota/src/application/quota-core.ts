@@ -33,6 +33,7 @@ export interface CallContext {
 
 /** Accounts and usage days whose folded state stays in memory (a busy day's usage stream is long). */
 const CACHED_STREAMS = 10_000;
+const DAY_MS = 86_400_000;
 
 type Parse<E> = (raw: Parameters<typeof quotaEventParser.parse>[0]) => E;
 
@@ -45,11 +46,14 @@ type Parse<E> = (raw: Parameters<typeof quotaEventParser.parse>[0]) => E;
 export class QuotaCommands {
   private readonly accounts: CommandQueue<Account, AccountEvent>;
   private readonly usage: CommandQueue<DailyUsageState, UsageEvent>;
+  private readonly usageCache = new AggregateCache<DailyUsageState>(CACHED_STREAMS);
+  /** The UTC day of the latest reservation and the day before it (worked out once a day). */
+  private days = { today: '', yesterday: '' };
 
   constructor(store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync) {
     const parse = quotaEventParser.parse;
     this.accounts = new CommandQueue(store, { initial: initialAccount, evolve: evolveAccount, parse: parse as Parse<AccountEvent> }, { cache: new AggregateCache(CACHED_STREAMS) });
-    this.usage = new CommandQueue(store, { initial: initialUsage, evolve: evolveUsage, parse: parse as Parse<UsageEvent> }, { cache: new AggregateCache(CACHED_STREAMS) });
+    this.usage = new CommandQueue(store, { initial: initialUsage, evolve: evolveUsage, parse: parse as Parse<UsageEvent> }, { cache: this.usageCache });
   }
 
   now(): Date {
@@ -97,6 +101,10 @@ export class QuotaCommands {
     const day = utcDayOf(now);
     const limit = PLAN_LIMITS[plan].messagesPerDay;
     const command: UsageCommand = { type: 'ReserveUnit', accountId, day, messageId, limit, now };
+    // A day's state holds every message id of that day (reserving and refunding are idempotent by
+    // id): once the account reserves on a new day, the day before leaves the cache, so memory holds
+    // one day per account (a late refund of that day reads its stream again).
+    this.usageCache.delete(usageStream(accountId, this.dayBefore(day)));
     const { view: used } = await this.onUsage(accountId, day, ctx, (state) => decideUsage(command, state));
     return { day, limit, used, remaining: limit === null ? null : Math.max(0, limit - used), resetsAt: resetsAtOf(day) };
   }
@@ -127,6 +135,11 @@ export class QuotaCommands {
     const result = await this.usage.execute(usageStream(accountId, day), decide, usedUnits, () => this.metadata(accountId, ctx));
     if (result.position !== undefined) await this.sync.usage(result.position);
     return result;
+  }
+
+  private dayBefore(day: string): string {
+    if (day !== this.days.today) this.days = { today: day, yesterday: utcDayOf(new Date(Date.parse(day) - DAY_MS)) };
+    return this.days.yesterday;
   }
 
   private metadata(accountId: AccountId, ctx: CallContext): EventMetadata {

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { usageStream } from '@switchboard/contracts';
+import { SqliteEventStore } from '@switchboard/eventstore';
+import type { EventStore, ReadStreamOptions } from '@switchboard/eventstore';
+import { afterEach, describe, expect, it } from 'vitest';
+import { QuotaCommands } from './quota-core.js';
+
+const dirs: string[] = [];
+const stores: EventStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A SQLite store that records which streams were read. */
+function countingStore(): { store: EventStore; reads: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-quota-core-'));
+  dirs.push(dir);
+  const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+  stores.push(store);
+  const reads: string[] = [];
+  const readStream = store.readStream.bind(store);
+  store.readStream = (stream: string, options?: ReadStreamOptions) => {
+    reads.push(stream);
+    return readStream(stream, options);
+  };
+  return { store, reads };
+}
+
+const noWait = { accounts: async () => undefined, usage: async () => undefined };
+const msg = (n: number) => `msg_01JD8Z7A1B2C3D4E5F6G${String(n).padStart(6, '0')}`;
+
+describe('daily usage in memory', () => {
+  it("keeps one day per account: a reservation on a new day lets the day before go, which a late refund reads again", async () => {
+    const { store, reads } = countingStore();
+    let now = new Date('2026-11-21T23:59:00.000Z');
+    const quota = new QuotaCommands(store, { now: () => now }, noWait);
+    const { accountId } = await quota.openAccount({ plan: 'basic' });
+    await quota.reserveDaily(accountId, msg(1));
+    await quota.reserveDaily(accountId, msg(2));
+    const yesterday = usageStream(accountId, '2026-11-21');
+    const readsOfYesterday = () => reads.filter((stream) => stream === yesterday).length;
+    // The first reservation of the day read its (empty) stream; then the state is in memory.
+    expect(readsOfYesterday()).toBe(1);
+
+    // Still the same day: a refund decides on the state in memory, without a read.
+    expect((await quota.refundDaily(accountId, msg(2), '2026-11-21')).refunded).toBe(true);
+    expect(readsOfYesterday()).toBe(1);
+
+    now = new Date('2026-11-22T00:00:01.000Z');
+    expect(await quota.reserveDaily(accountId, msg(3))).toMatchObject({ day: '2026-11-22', used: 1 });
+    // The new day's first reservation let the previous day go: its late refund reads it again,
+    // and still counts right (refunded once, the other unit stays used).
+    expect((await quota.refundDaily(accountId, msg(1), '2026-11-21')).refunded).toBe(true);
+    expect(readsOfYesterday()).toBe(2);
+    expect((await quota.refundDaily(accountId, msg(1), '2026-11-21')).refunded).toBe(false);
+  });
+});
