@@ -15,7 +15,7 @@ export interface EmulatorEndpoints {
   mediaCertificatePem?: string;
 }
 
-export type ChatFixtureOptions = Pick<BaileysChatNetworkOptions, 'qrTimeoutMs' | 'ackTimeoutMs' | 'reconnect' | 'keepAliveIntervalMs' | 'connectTimeoutMs' | 'latestWaWebVersion'> & {
+export type ChatFixtureOptions = Pick<BaileysChatNetworkOptions, 'qrTimeoutMs' | 'ackTimeoutMs' | 'reconnect' | 'keepAliveIntervalMs' | 'latestWaWebVersion'> & {
   /** Reuse this credentials directory (and keep it on close); default a new temp dir. */
   dataDir?: string;
   /** Default a random key. */
