@@ -6,6 +6,8 @@ export interface PollingSource {
   readAfter(checkpoint: bigint, limit: number): RecordedEvent[] | Promise<RecordedEvent[]>;
   notifier: AppendNotifier;
   pollIntervalMs: number;
+  /** The category read, so that only its appends wake the subscription; undefined: all. */
+  category?: string | undefined;
 }
 
 /**
@@ -59,7 +61,7 @@ async function* pollAfter(
   let checkpoint = after;
   try {
     while (!stop.aborted) {
-      const seenVersion = source.notifier.version;
+      const seenVersion = source.notifier.version(source.category);
       const page = await source.readAfter(checkpoint, CATCH_UP_PAGE_SIZE);
       // Closed while the read was in flight: a pending next() resolves as done, not with a late batch.
       if (stop.aborted) return;
@@ -68,7 +70,7 @@ async function* pollAfter(
         checkpoint = page.at(-1)!.position;
         if (stop.aborted) return;
       }
-      if (page.length < CATCH_UP_PAGE_SIZE) await source.notifier.waitForAppend(seenVersion, source.pollIntervalMs, stop);
+      if (page.length < CATCH_UP_PAGE_SIZE) await source.notifier.waitForAppend(seenVersion, source.pollIntervalMs, stop, source.category);
     }
   } finally {
     onEnded();

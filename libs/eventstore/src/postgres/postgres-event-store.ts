@@ -111,6 +111,7 @@ export class PostgresEventStore implements EventStore {
       },
       notifier: this.#listener.notifier,
       pollIntervalMs: this.#pollIntervalMs,
+      category: options.category,
     };
     const subscription: PollingSubscription = new PollingSubscription(
       source, options.from === 'start' ? 0n : options.from, () => this.#subscriptions.delete(subscription), options.signal,

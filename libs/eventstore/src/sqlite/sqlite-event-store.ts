@@ -77,7 +77,7 @@ export class SqliteEventStore implements EventStore {
     return traceAppend('sqlite', stream, events.length, async () => {
       const pending: PendingAppend = { stream, events, options };
       await this.#appends.add(pending);
-      this.#notifier.notify();
+      this.#notifier.notify(categoryOf(stream));
       if (!pending.outcome!.ok) throw pending.outcome!.error;
       return pending.outcome!.result;
     });
@@ -114,6 +114,7 @@ export class SqliteEventStore implements EventStore {
     const source = {
       readAfter: (checkpoint: bigint, limit: number) => this.#readFrom(checkpoint + 1n, options.category, limit),
       notifier: this.#notifier,
+      category: options.category,
       // Asked at each wait: a watcher that fails later (its folder removed) brings the quick poll back.
       get pollIntervalMs(): number {
         return fallbackPollMs();
