@@ -7,14 +7,24 @@ import { join } from 'node:path';
 
 const NATS_SERVER_BINARY = process.env['NATS_SERVER_BINARY'] ?? '/usr/sbin/nats-server';
 
-/** A loopback port nobody listens on (bound and released by us just now). */
+/**
+ * Ports handed out by this process: the kernel may give a port it just got back again, and two
+ * parts told the same port collide (seen: quota and sessions both given one metrics port).
+ */
+const handedOut = new Set<number>();
+
+/** A loopback port nobody listens on (bound and released by us just now), never one handed out before. */
 export async function closedLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
+  for (;;) {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (typeof address !== 'object' || address === null) throw new Error('no port');
+    if (handedOut.has(address.port)) continue;
+    handedOut.add(address.port);
+    return address.port;
+  }
 }
 
 export interface PrivateNatsServerOptions {
