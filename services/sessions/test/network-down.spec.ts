@@ -96,9 +96,11 @@ describe('creating a session when no TCP connection can be made (tcp)', () => {
 
 describe('creating a session when the network takes the connection and never answers (timeout)', () => {
   const CONNECT_TIMEOUT_MS = 1_000;
-  const accepted: { openedAt: number; closedAt?: number }[] = [];
+  /** A TCP connection the silent server took: when, and when the client closed it. */
+  type Accepted = { openedAt: number; closedAt?: number };
+  const accepted: Accepted[] = [];
   const silent = createServer((socket) => {
-    const entry: { openedAt: number; closedAt?: number } = { openedAt: performance.now() };
+    const entry: Accepted = { openedAt: performance.now() };
     accepted.push(entry);
     socket.on('error', () => undefined);
     socket.on('close', () => void (entry.closedAt = performance.now()));
@@ -127,7 +129,7 @@ describe('creating a session when the network takes the connection and never ans
     // passed (counted from just before the TCP connect, looked at once a second), and the next one
     // made after it.
     expect(accepted.length, JSON.stringify(accepted)).toBeGreaterThanOrEqual(2);
-    const [first, second] = accepted as [{ openedAt: number; closedAt: number }, { openedAt: number }];
+    const [first, second] = accepted as [Required<Accepted>, Accepted];
     expect(first.closedAt - first.openedAt, JSON.stringify(accepted)).toBeGreaterThan(CONNECT_TIMEOUT_MS - 200);
     expect(first.closedAt - first.openedAt, JSON.stringify(accepted)).toBeLessThan(CONNECT_TIMEOUT_MS + 2_500);
     expect(second.openedAt).toBeGreaterThan(first.closedAt - 50);

@@ -300,8 +300,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     socket.ev.on('messages.upsert', ({ messages, type }) => this.#onUpsert(socket, messages, type));
     socket.ev.on('lid-mapping.update', ({ lid, pn }) => this.#emitAll(async () => this.#lidSenders.release(lid, pn)));
     socket.ws.on('CB:ack,class:message', (node: BinaryNode) => this.#sends.onAck(node));
-    // An HTTP answer instead of the WebSocket upgrade (a blocking proxy, a refusal): Baileys would
-    // wait out its connect timeout. End the attempt now; no status code, so it is not read as a
+    // An HTTP answer instead of the WebSocket upgrade (a blocking proxy, a refusal): the attempt
+    // would wait out the connect timeout (keepalive.ts). End it now; no status code, so it is not read as a
     // logout (403 would be), and the message names the status for classifyNetworkFailure.
     socket.ws.on('unexpected-response', (_request: unknown, response: { statusCode?: number }) => {
       void socket.end(new Error(`Unexpected server response: ${response.statusCode}`) as never);
