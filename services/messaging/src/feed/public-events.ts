@@ -1,5 +1,5 @@
 import { publicEventId } from '@switchboard/contracts';
-import type { MessageFailure, PublicEvent } from '@switchboard/contracts';
+import type { MessageFailure, PublicEvent, StoredMessageEvent } from '@switchboard/contracts';
 import type { MessageFact } from '../contents/opened-content.js';
 import { ERASED_HISTORY_CONTENT, inboundHistoryContent } from '../projections/message-history/content.js';
 
@@ -19,8 +19,14 @@ export interface MessageContext {
 
 export const EMPTY_CONTEXT: MessageContext = { sessionId: null, progress: null };
 
-/** The context after one more fact of the same stream. */
-export function contextAfter(context: MessageContext, event: MessageFact): MessageContext {
+/**
+ * A fact as the feed needs it: a received message's content opened (`message.received` carries
+ * it), an outbound message's content as stored, sealed or not (no public event carries it).
+ */
+export type FeedFact = MessageFact | Exclude<StoredMessageEvent, { type: 'MessageReceived' }>;
+
+/** The context after one more fact of the same stream (no content is read). */
+export function contextAfter(context: MessageContext, event: FeedFact | StoredMessageEvent): MessageContext {
   switch (event.type) {
     case 'MessageAccepted':
       return { sessionId: event.data.sessionId, progress: 'accepted' };
@@ -36,7 +42,7 @@ export function contextAfter(context: MessageContext, event: MessageFact): Messa
   }
 }
 
-function progressOf(event: MessageFact & { type: 'MessageSent' | 'MessageDelivered' | 'MessageRead' | 'MessageFailed' }): OutboundProgress {
+function progressOf(event: FeedFact & { type: 'MessageSent' | 'MessageDelivered' | 'MessageRead' | 'MessageFailed' }): OutboundProgress {
   const byType = { MessageSent: 'sent', MessageDelivered: 'delivered', MessageRead: 'read', MessageFailed: 'failed' } as const;
   return byType[event.type];
 }
@@ -44,7 +50,7 @@ function progressOf(event: MessageFact & { type: 'MessageSent' | 'MessageDeliver
 /** A stored message fact with what the mapping needs beside its data. */
 export interface RecordedFact {
   eventId: string;
-  event: MessageFact;
+  event: FeedFact;
 }
 
 /**
