@@ -28,7 +28,7 @@ export { reclaimDecision, startMemoryReclaimer } from './memory-reclaimer.js';
 export type { MemoryReclaimerOptions } from './memory-reclaimer.js';
 export type { ServiceProcessContext } from './service-process.js';
 export { feedWaker } from './feed-waker.js';
-export { increasingUlid, randomHex, ulid } from './ids.js';
+export { increasingUlid, ulid } from './ids.js';
 export { FeedReader } from './feed-page.js';
 export type { PublicEventMapper } from './feed-page.js';
 export { SecretCipher, SecretDecryptionError } from './secrets/cipher.js';

@@ -16,4 +16,5 @@ export { SpanKind } from '@opentelemetry/api';
 export { inMemorySpans } from './in-memory.js';
 export type { InMemorySpans, ReadableSpan } from './in-memory.js';
 export { withLogFields } from './logger.js';
+export { pooledRandomBytes, pooledRandomFraction, randomHex } from './random-pool.js';
 export * from './metrics/index.js';

@@ -1,26 +1,10 @@
-import { createCipheriv, createDecipheriv, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject } from 'node:crypto';
+import { pooledRandomBytes } from '@switchboard/telemetry';
 
 const FORMAT_V1 = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
-
-/**
- * IVs drawn from a pooled CSPRNG buffer: one `randomFillSync` per 256 values instead of a
- * `randomBytes` call each (a visible share of sealing a message content on every send).
- */
-const ivPool = Buffer.alloc(IV_BYTES * 256);
-let ivNext = ivPool.length;
-
-function freshIv(): Buffer {
-  if (ivNext >= ivPool.length) {
-    randomFillSync(ivPool);
-    ivNext = 0;
-  }
-  ivNext += IV_BYTES;
-  // A view is enough: it is copied into the cipher and the output before the pool is refilled.
-  return ivPool.subarray(ivNext - IV_BYTES, ivNext);
-}
 
 export class SecretDecryptionError extends Error {
   override readonly name = 'SecretDecryptionError';
@@ -44,7 +28,8 @@ export class SecretCipher {
   }
 
   seal(plaintext: Buffer, associatedData: string): Buffer {
-    const iv = freshIv();
+    // A view of the shared pool: copied into the cipher and the output before anything else draws.
+    const iv = pooledRandomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     cipher.setAAD(Buffer.from(associatedData));
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

@@ -1,8 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
-import { randomHex } from '@switchboard/service-kit';
-import { isRecordingSpans } from '@switchboard/telemetry';
+import { isRecordingSpans, randomHex } from '@switchboard/telemetry';
 
 const tracer = () => trace.getTracer('@switchboard/gateway');
 
