@@ -116,6 +116,12 @@ export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
   close(): Promise<void>;
 }
 
+/** What `writeMark` vouches for: taken before a read, it tells whether that read is still the latest. */
+export interface WriteMark {
+  /** True while nothing was appended to the mark's category since it was taken, by this process or any other. */
+  unchanged(): boolean;
+}
+
 export interface EventStore {
   /**
    * Appends atomically: all events or none. Throws WrongExpectedRevisionError when the
@@ -136,6 +142,13 @@ export interface EventStore {
   lastPosition(options?: LastPositionOptions): Promise<bigint | undefined>;
   /** How many events of the log (or one category) come after `after`, up to `limit`: how far a reader lags. */
   countAfter(after: SubscriptionStart, options: CountAfterOptions): Promise<number>;
+  /**
+   * A mark of the appends to `category` so far, taken without reading the log, or undefined when
+   * the store cannot take one that cheaply (PostgreSQL, KurrentDB). Taken right before reading a
+   * stream, it says later whether a state folded from that read is still the stream's
+   * (`loadAggregate`), without reading it again.
+   */
+  writeMark(category: string): WriteMark | undefined;
   subscribe(options: SubscribeOptions): Subscription;
   close(): Promise<void>;
 }

@@ -48,12 +48,14 @@ describe('SqliteEventStore', () => {
   });
 
   it('gives an event appended without an id a time-ordered UUID (version 7): later appends sort after', async () => {
-    await store.append('message-msg_1', [{ type: 'A', data: {} }, { type: 'B', data: {} }, { type: 'C', data: {} }], { expectedRevision: 'no_stream' });
+    // Many ids within one millisecond: they still sort in append order (the counter, not chance).
+    const many = Array.from({ length: 300 }, (_, i) => ({ type: 'A', data: { i } }));
+    await store.append('message-msg_1', many, { expectedRevision: 'no_stream' });
     await new Promise((resolve) => setTimeout(resolve, 2));
-    await store.append('message-msg_1', [{ type: 'D', data: {} }], { expectedRevision: 2n });
+    await store.append('message-msg_1', [{ type: 'D', data: {} }], { expectedRevision: 299n });
     const ids = (await store.readStream('message-msg_1')).map((e) => e.id);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(new Set(ids).size).toBe(4);
+    expect(new Set(ids).size).toBe(301);
     expect([...ids].sort()).toEqual(ids);
     // The first 48 bits are the time of the append, in milliseconds.
     expect(Math.abs(Number.parseInt(ids[0]!.replaceAll('-', '').slice(0, 12), 16) - Date.now())).toBeLessThan(60_000);

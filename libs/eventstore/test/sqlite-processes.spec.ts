@@ -50,6 +50,19 @@ describe('SQLite shared by several processes', () => {
     check.close();
   });
 
+  it('a write mark sees another process\'s append to its category (its commit, not a wake-up, tells)', async () => {
+    const store = new SqliteEventStore(file);
+    const mark = store.writeMark('usage')!;
+    const otherCategory = store.writeMark('account')!;
+    await finished(startWorker('contend', file, 'usage-acc_1-2026-11-21', '1', 'a'));
+    // Asked at once: the file system's report of the commit may not have arrived, the commit is there.
+    expect(mark.unchanged()).toBe(false);
+    // Another process's commit names no category here: every mark of the file counts it.
+    expect(otherCategory.unchanged()).toBe(false);
+    expect(store.writeMark('usage')!.unchanged()).toBe(true);
+    await store.close();
+  });
+
   it('keeps every event of two processes racing on one stream, with contiguous revisions', async () => {
     const stream = 'usage-acc_1-2026-11-21';
     // Created up front so that both workers contend on revisions, not on creating the schema.

@@ -1,6 +1,6 @@
 import type { EventMetadata, RawEvent } from '@switchboard/contracts';
-import { WrongExpectedRevisionError } from '@switchboard/eventstore';
-import type { EventStore, ExpectedRevision, RecordedEvent } from '@switchboard/eventstore';
+import { categoryOf, WrongExpectedRevisionError } from '@switchboard/eventstore';
+import type { EventStore, ExpectedRevision, RecordedEvent, WriteMark } from '@switchboard/eventstore';
 import type { AggregateCache } from './aggregate-cache.js';
 import { toNewEvent, toRawEvent } from './stored-events.js';
 import type { DomainEvent } from './stored-events.js';
@@ -24,12 +24,16 @@ export interface LoadedAggregate<S> {
   state: S;
   /** What to expect when appending after this read. */
   revision: ExpectedRevision;
+  /** The store's mark taken right before the read (see `EventStore.writeMark`), when it has one. */
+  mark?: WriteMark | undefined;
 }
 
 /**
  * Reads a stream and folds it; an absent stream is the fold's initial state. With a `cache`, only
- * the events after the cached revision are read and folded (the store is still asked, so the
- * state is as fresh as without it), and the result is cached.
+ * the events after the cached revision are read and folded, and the result is cached; a cached
+ * state whose write mark (taken before the read it came from) shows nothing appended since is
+ * current as it is, so the store is not read at all. Either way the state is as fresh as without
+ * the cache.
  */
 export async function loadAggregate<S, E extends DomainEvent>(
   store: EventStore,
@@ -38,12 +42,18 @@ export async function loadAggregate<S, E extends DomainEvent>(
   cache?: AggregateCache<S>,
 ): Promise<LoadedAggregate<S>> {
   const known = cache?.get(stream);
+  if (known?.mark?.unchanged()) return known;
+  const mark = store.writeMark(categoryOf(stream));
   const recorded = await store.readStream(stream, known ? { fromRevision: known.revision + 1n } : {});
-  if (known && recorded.length === 0) return known;
+  if (known && recorded.length === 0) {
+    const current = { ...known, mark };
+    cache?.set(stream, current);
+    return current;
+  }
   if (fold.prepare) await fold.prepare(recorded);
   const state = recorded.reduce((s, r) => fold.evolve(s, fold.parse(toRawEvent(r))), known ? known.state : fold.initial);
   const last = recorded.at(-1);
-  const loaded: LoadedAggregate<S> = { state, revision: last ? last.revision : 'no_stream' };
+  const loaded: LoadedAggregate<S> = { state, revision: last ? last.revision : 'no_stream', mark };
   cache?.set(stream, loaded);
   return loaded;
 }
@@ -75,8 +85,10 @@ export interface CommandOptions<S> {
  * fresh state, a bounded number of times. `decide` is pure and may throw domain errors.
  *
  * With a `cache`, the first attempt decides on the cached state without reading: the append's
- * expected revision proves it current. Only an append proves it, so a cached state that decides
- * nothing or throws is decided again on the stream as read now, before that answer is given.
+ * expected revision proves it current. A cached state that decides nothing or throws is proven
+ * only by the store's write mark showing nothing appended since the read it came from (see
+ * `EventStore.writeMark`); without that, it is decided again on the stream as read now, before
+ * that answer is given.
  */
 export async function executeCommand<S, E extends DomainEvent>(
   store: EventStore,
@@ -187,9 +199,9 @@ async function runCommands<S, E extends DomainEvent>(
     const cached = attempt === 1 ? cache?.get(stream) : undefined;
     const { state, revision } = cached ?? (await loadAggregate(store, stream, fold, cache));
     const decided = decideInOrder(commands, state, fold);
-    if (cached && decided.outcomes.some((o) => !o.ok || o.events.length === 0)) {
-      // Only an append proves a cached state current: a refusal or a no-op is decided again on
-      // the stream as read now. A fold that evolved in place leaves the cache unusable.
+    if (cached && !cached.mark?.unchanged() && decided.outcomes.some((o) => !o.ok || o.events.length === 0)) {
+      // A refusal or a no-op on a cached state the write mark does not vouch for is decided again
+      // on the stream as read now. A fold that evolved in place leaves the cache unusable.
       if (decided.evolved) cache?.delete(stream);
       continue;
     }

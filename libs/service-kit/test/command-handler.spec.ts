@@ -63,7 +63,7 @@ describe('executeCommand with an aggregate cache', () => {
     const result = await executeCommand(store, 'count-4', fold, (state) => (seen.push(state), count(2)()), metadata, { cache });
     expect(seen).toEqual([1, 11]);
     expect(result.state).toBe(13);
-    expect(await loadAggregate(store, 'count-4', fold)).toEqual({ state: 13, revision: 2n });
+    expect(await loadAggregate(store, 'count-4', fold)).toMatchObject({ state: 13, revision: 2n });
   });
 
   it('answers "nothing to do" or a refusal only from the stream as stored, never from the cache alone', async () => {
@@ -84,8 +84,41 @@ describe('executeCommand with an aggregate cache', () => {
     const cache = new AggregateCache<number>(10);
     await executeCommand(store, 'count-6', fold, count(2), metadata, { cache });
     await store.append('count-6', [{ type: 'Counted', data: { n: 3 } }], { expectedRevision: 0n });
-    expect(await loadAggregate(store, 'count-6', fold, cache)).toEqual({ state: 5, revision: 1n });
-    expect(cache.get('count-6')).toEqual({ state: 5, revision: 1n });
+    expect(await loadAggregate(store, 'count-6', fold, cache)).toMatchObject({ state: 5, revision: 1n });
+    expect(cache.get('count-6')).toMatchObject({ state: 5, revision: 1n });
+  });
+
+  it('answers "nothing to do" from the cache without a read while the store\'s write mark shows nothing appended since', async () => {
+    const cache = new AggregateCache<number>(10);
+    await executeCommand(store, 'count-7', fold, count(2), metadata, { cache });
+    // The first no-op after an append reads the stream (an append leaves no mark) and marks it.
+    await executeCommand(store, 'count-7', fold, () => [], metadata, { cache });
+    const reads = vi.spyOn(store, 'readStream');
+    const seen: number[] = [];
+    const result = await executeCommand(store, 'count-7', fold, (state) => (seen.push(state), []), metadata, { cache });
+    expect(result).toEqual({ state: 2, events: [] });
+    expect(await loadAggregate(store, 'count-7', fold, cache)).toMatchObject({ state: 2, revision: 0n });
+    expect(seen).toEqual([2]);
+    expect(reads).not.toHaveBeenCalled();
+  });
+
+  it('reads again, and answers from what is stored, once another connection appended to the category (even to another stream)', async () => {
+    const cache = new AggregateCache<number>(10);
+    await executeCommand(store, 'count-8', fold, count(2), metadata, { cache });
+    await executeCommand(store, 'count-8', fold, () => [], metadata, { cache });
+    const other = openEventStore({ sqlitePath: join(dir, 'events.sqlite') });
+    await other.append('count-8', [{ type: 'Counted', data: { n: 5 } }], { expectedRevision: 0n });
+    await other.close();
+    const reads = vi.spyOn(store, 'readStream');
+    const seen: number[] = [];
+    const result = await executeCommand(store, 'count-8', fold, (state) => (seen.push(state), []), metadata, { cache });
+    expect(seen).toEqual([2, 7]);
+    expect(result).toEqual({ state: 7, events: [] });
+    expect(reads).toHaveBeenCalledTimes(1);
+    // An append to another stream of the category also makes the mark stale: it is read again (and is current).
+    await store.append('count-9', [{ type: 'Counted', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    expect(await loadAggregate(store, 'count-8', fold, cache)).toMatchObject({ state: 7, revision: 1n });
+    expect(reads).toHaveBeenCalledTimes(2);
   });
 
   it('keeps at most its bound of streams, dropping the least recently used', () => {

@@ -72,6 +72,11 @@ export class KurrentDbEventStore implements EventStore {
     return undefined;
   }
 
+  /** No cheap mark here: every read asks the server (what another writer appended shows up only there). */
+  writeMark(): undefined {
+    return undefined;
+  }
+
   async countAfter(after: SubscriptionStart, options: CountAfterOptions): Promise<number> {
     // KurrentDB has no count: read forwards (from the event at `after`, which reads inclusively) up to the limit.
     const read = this.#client.readAll({

@@ -88,6 +88,11 @@ export class PostgresEventStore implements EventStore {
     return position === null || position === undefined ? undefined : BigInt(position);
   }
 
+  /** No cheap mark here: every read asks the server (what another writer appended shows up only there). */
+  writeMark(): undefined {
+    return undefined;
+  }
+
   async countAfter(after: SubscriptionStart, options: CountAfterOptions): Promise<number> {
     const { log } = await this.#ready();
     const from = after === 'start' ? -1n : after;

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EventStore } from '../../src/index.js';
 import { events, freshCategory, freshStream, type ContractTarget } from './helpers.js';
 
-/** The head a catch-up must reach and how far a reader lags, each answered with one query. */
+/**
+ * The head a catch-up must reach and how far a reader lags, each answered with one query; and
+ * whether anything was appended since a read, answered without one (a write mark).
+ */
 export function headContract(target: () => ContractTarget): void {
   let store: EventStore;
   beforeAll(async () => {
@@ -39,5 +42,26 @@ export function headContract(target: () => ContractTarget): void {
     expect(await store.countAfter(last.position, { category, limit: 10 })).toBe(0);
     expect(await store.countAfter(first.position, { limit: 1_000 })).toBeGreaterThanOrEqual(4);
     expect(await store.countAfter(first.position, { limit: 3 })).toBe(3);
+  });
+
+  it('keeps a write mark, where it gives one, unchanged until its category is appended to, by this connection or another', async () => {
+    const category = freshCategory();
+    const mark = store.writeMark(category);
+    // PostgreSQL and KurrentDB give none: every read of a stream then asks the store.
+    if (mark === undefined) return;
+    expect(mark.unchanged()).toBe(true);
+    await store.append(freshStream(`${category}x`), events(1), { expectedRevision: 'no_stream' });
+    expect(mark.unchanged()).toBe(true);
+    await store.append(freshStream(category), events(1), { expectedRevision: 'no_stream' });
+    expect(mark.unchanged()).toBe(false);
+
+    const other = await target().connect();
+    try {
+      const next = store.writeMark(category)!;
+      await other.append(freshStream(category), events(1), { expectedRevision: 'no_stream' });
+      expect(next.unchanged()).toBe(false);
+    } finally {
+      await other.close();
+    }
   });
 }
