@@ -6,7 +6,7 @@ import { sleep } from '../application/clock.js';
 import type { MessageStore } from '../application/message-store.js';
 import { callService, ContractViolationError, ServiceCallError } from '@switchboard/bus';
 import type { CallOptions } from '@switchboard/bus';
-import type { AcceptedState } from '../message/state.js';
+import type { AcceptedState, Message } from '../message/state.js';
 import type { MessageStatusQueries } from '../projections/message-status/queries.js';
 import { resolveQuoted } from './quoted.js';
 
@@ -53,11 +53,13 @@ export class Delivery {
    * Delivers (or finds the outcome of) an accepted message; never throws for a failed send.
    * `mediaBytes`: the media at hand (a fresh send); small files then travel inline, saving sessions
    * a blob store read. Without them (recovery, replays) sessions reads the blob by sha256.
+   * `known`: the message as the caller just decided or read it, so it is not read again (a later
+   * writer is still caught: each outcome is appended with the revision it was decided on).
    */
-  deliver(messageId: string, correlationId?: string, mediaBytes?: Uint8Array): Promise<DeliveryOutcome> {
+  deliver(messageId: string, correlationId?: string, mediaBytes?: Uint8Array, known?: Message): Promise<DeliveryOutcome> {
     const running = this.inFlight.get(messageId);
     if (running) return running;
-    const attempt = this.run(messageId, correlationId, mediaBytes).finally(() => this.inFlight.delete(messageId));
+    const attempt = this.run(messageId, correlationId, mediaBytes, known).finally(() => this.inFlight.delete(messageId));
     this.inFlight.set(messageId, attempt);
     return attempt;
   }
@@ -77,8 +79,8 @@ export class Delivery {
     await this.options.messages.execute(state.messageId, state.accountId, { type: 'RecordRefund' }, correlationId, failedRef);
   }
 
-  private async run(messageId: string, correlationId?: string, mediaBytes?: Uint8Array): Promise<DeliveryOutcome> {
-    const state = await this.options.messages.load(messageId);
+  private async run(messageId: string, correlationId?: string, mediaBytes?: Uint8Array, known?: Message): Promise<DeliveryOutcome> {
+    const state = known ?? (await this.options.messages.load(messageId));
     if (state.status === 'absent') throw new ApiError('MESSAGE_NOT_FOUND');
     if (state.status !== 'pending') {
       await this.refund(state, correlationId);

@@ -98,7 +98,7 @@ export class SendPipeline {
   /** Waits for the delivery up to the send deadline; past it the client gets `pending`. */
   private async answer(state: AcceptedState, usage: DailyUsage | undefined, how: AnswerOptions): Promise<SendReply> {
     const { correlationId, mediaBytes, replayed = false, answerBy } = how;
-    const delivery = this.o.delivery.deliver(state.messageId, correlationId, mediaBytes);
+    const delivery = this.o.delivery.deliver(state.messageId, correlationId, mediaBytes, state);
     // Past the deadline nobody awaits it: an unexpected error is logged, and recovery retries.
     delivery.catch((error: unknown) => this.o.logger.error({ messageId: state.messageId, err: error }, 'delivery stopped unexpectedly'));
     const outcome = await withinDeadline(delivery, answerBy - Date.now());
