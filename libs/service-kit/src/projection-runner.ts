@@ -38,9 +38,10 @@ export interface ProjectionRunnerOptions {
   afterApply?: (events: readonly RecordedEvent[]) => void | Promise<void>;
   /**
    * The projection stopped on this event, or `afterApply` failed on a batch beginning with it;
-   * no event when the subscription itself failed or ended.
+   * no event when the subscription itself failed or ended. `projection`: the name of the one that
+   * could not apply it (of several sharing the runner).
    */
-  onError?: (error: unknown, event: RecordedEvent | undefined) => void;
+  onError?: (error: unknown, event: RecordedEvent | undefined, projection?: string) => void;
   /** False: no `switchboard_projection_lag_events` (a rebuild's new generation is not what the service reads). */
   reportLag?: boolean;
   /**
@@ -53,7 +54,10 @@ export interface ProjectionRunnerOptions {
 /**
  * Subscribes to a category from the stored checkpoint, applies each batch of events (pages up to
  * `catchUpBatchEvents` while catching up) and its checkpoint atomically, one transaction per
- * batch, and turns live.
+ * batch, and turns live. Several read models of one category in one database (messaging's status
+ * and history) share a runner: each event is read once and every read model applies it in the same
+ * transaction, each with its own checkpoint (so each can be rebuilt alone); one that cannot apply
+ * an event stops them all, as it stopped the service's readiness before.
  * `caughtUp()` tells `/readyz` once the category's last event at start (one query) is applied;
  * `waitForPosition` lets a command handler answer only once its own write is visible in the read model.
  * The runner works on whichever database it is given (a service's read models, or a fresh one to rebuild into).
@@ -66,32 +70,51 @@ export class ProjectionRunner {
   private target: bigint = -1n;
   private waiters: { position: bigint; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private failure: unknown;
-  /** The event being applied, named when applying it fails. */
+  /** The event being applied and by which projection, named when applying it fails. */
   private applying: RecordedEvent | undefined;
+  private applyingIn: string | undefined;
   private removeLagSource: (() => void) | undefined;
   /** Gives back the connection's catch-up settings (see `raiseForCatchUp`) once caught up or stopped. */
   private endCatchUp: (() => void) | undefined;
   private stopping = false;
 
+  private readonly projections: readonly Projection[];
+  private readonly category: string;
+  /** What spans and errors call it: the projections' names. */
+  private readonly name: string;
+
   constructor(
     private readonly store: EventStore,
     private readonly db: DatabaseSync,
-    private readonly projection: Projection,
+    projections: Projection | readonly Projection[],
     private readonly options: ProjectionRunnerOptions = {},
   ) {
+    this.projections = Array.isArray(projections) ? projections : [projections as Projection];
+    const categories = new Set(this.projections.map((projection) => projection.category));
+    if (this.projections.length === 0 || categories.size !== 1) throw new TypeError('a projection runner follows one category: give it projections of one category');
+    this.category = this.projections[0]!.category;
+    this.name = this.projections.map((projection) => projection.name).join('+');
     this.checkpoints = SqliteCheckpointStore.fromDatabase(db);
   }
 
   async start(): Promise<void> {
-    const from = this.checkpoints.loadSync(this.projection.name);
-    this.applied = from === 'start' ? -1n : from;
-    this.target = (await this.store.lastPosition({ category: this.projection.category })) ?? -1n;
+    // From the projection furthest behind; the others skip what they applied already.
+    this.applied = this.projections.map((projection) => this.storedCheckpoint(projection)).reduce((a, b) => (a < b ? a : b));
+    this.target = (await this.store.lastPosition({ category: this.category })) ?? -1n;
     if (this.target > this.applied) this.endCatchUp = raiseForCatchUp(this.db);
-    this.subscription = this.store.subscribe({ category: this.projection.category, from });
+    this.subscription = this.store.subscribe({ category: this.category, from: this.applied < 0n ? 'start' : this.applied });
     this.loop = this.run(this.subscription);
-    const projection = this.projection.name;
     if (this.options.reportLag === false) return;
-    this.removeLagSource = processMetrics().projectionLag.addSource(async () => [[{ projection }, await this.lag()]]);
+    this.removeLagSource = processMetrics().projectionLag.addSource(async () => {
+      const lag = await this.lag();
+      return this.projections.map((projection) => [{ projection: projection.name }, lag]);
+    });
+  }
+
+  /** The position its read model has applied up to (-1 for none). */
+  private storedCheckpoint(projection: Projection): bigint {
+    const from = this.checkpoints.loadSync(projection.name);
+    return from === 'start' ? -1n : from;
   }
 
   /**
@@ -100,7 +123,7 @@ export class ProjectionRunner {
    */
   async lag(): Promise<number> {
     const after = this.applied < 0n ? 'start' : this.applied;
-    return this.store.countAfter(after, { category: this.projection.category, limit: LAG_COUNT_CAP });
+    return this.store.countAfter(after, { category: this.category, limit: LAG_COUNT_CAP });
   }
 
   /** True once every event that existed at start has been applied. */
@@ -151,19 +174,19 @@ export class ProjectionRunner {
       }
       // Only stop() ends a subscription; one that ends by itself (a KurrentDB stream closed by the
       // server) would otherwise leave the read model behind, its waiters waiting, and nobody told.
-      if (!this.stopping) throw new Error(`the ${this.projection.category} subscription of projection ${this.projection.name} ended`);
+      if (!this.stopping) throw new Error(`the ${this.category} subscription of projection ${this.name} ended`);
     } catch (error) {
       this.failure = error;
       this.endCatchUpTuning();
       for (const waiter of this.waiters.splice(0)) waiter.reject(error);
-      this.options.onError?.(error, this.applying);
+      this.options.onError?.(error, this.applying, this.applyingIn);
     }
   }
 
   private async project(batch: readonly RecordedEvent[]): Promise<void> {
     // Projecting happens after the requests that appended the events: a span of its own,
     // linked to each one that wrote them (the traceparents in their metadata).
-    await runInLinkedSpan(`project ${this.projection.name}`, traceparentsOf(batch), async () => {
+    await runInLinkedSpan(`project ${this.name}`, traceparentsOf(batch), async () => {
       await this.applyWithCheckpoint(batch);
       if (this.applied >= this.target) this.endCatchUpTuning();
       this.release();
@@ -172,28 +195,38 @@ export class ProjectionRunner {
   }
 
   /**
-   * Events at or before the stored checkpoint are skipped: another writer applied them (a rebuild
-   * swapped in a read model built further than this runner got), and so never twice. The write
-   * lock is waited for off the event loop (a rebuild's swap holds it while reads go on).
+   * Events at or before a read model's stored checkpoint are skipped by it: another writer applied
+   * them (a rebuild swapped in a read model built further than this runner got), and so never
+   * twice. The write lock is waited for off the event loop (a rebuild's swap holds it while reads
+   * go on).
    */
   private async applyWithCheckpoint(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch.at(-1)!.position;
-    const stored = await inImmediateTransactionWhenFree(this.db, () => {
-      const from = this.checkpoints.loadSync(this.projection.name);
-      const stored = from === 'start' ? -1n : from;
-      if (stored >= last) return stored;
-      for (const event of batch) {
-        if (event.position <= stored) continue;
-        this.applying = event;
-        this.projection.apply(event);
+    const applied = await inImmediateTransactionWhenFree(this.db, () => {
+      // How far every read model has got after this batch: the least of their checkpoints.
+      let applied: bigint | undefined;
+      for (const projection of this.projections) {
+        const stored = this.storedCheckpoint(projection);
+        if (stored >= last) {
+          if (applied === undefined || stored < applied) applied = stored;
+          continue;
+        }
+        applied = last;
+        this.applyingIn = projection.name;
+        for (const event of batch) {
+          if (event.position <= stored) continue;
+          this.applying = event;
+          projection.apply(event);
+        }
+        // What fails while writing the batch's gathered rows is reported on its last event.
+        projection.flush?.();
+        this.checkpoints.saveSync(projection.name, last);
       }
-      // What fails while writing the batch's gathered rows is reported on its last event.
-      this.projection.flush?.();
-      this.checkpoints.saveSync(this.projection.name, last);
-      return last;
+      return applied!;
     });
-    this.applied = stored > last ? stored : last;
+    if (applied > this.applied) this.applied = applied;
     this.applying = undefined;
+    this.applyingIn = undefined;
   }
 
   private release(): void {

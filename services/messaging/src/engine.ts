@@ -69,15 +69,20 @@ export async function openMessagingEngine(o: MessagingEngineOptions): Promise<Me
     db = openReadModelDatabase('messaging', o.config);
     const facts = new MessageFacts(keys.keys);
     const erasures = new ErasureFollower(o.logger, facts);
-    const onError = (error: unknown, event: { stream: string } | undefined) => o.logger.error({ err: error, stream: event?.stream }, 'message status projection stopped');
+    const onError = (error: unknown, event: { stream: string } | undefined, projection?: string) =>
+      o.logger.error({ err: error, stream: event?.stream, projection }, 'message read model stopped');
     // Every message fact may be a public event: wake the events service's intake after each.
     const wake = feedWaker(o.bus, feedWakeSubject('messaging'), (error) => o.logger.warn({ err: error }, 'feed wake-up not published'));
-    const runner = new ProjectionRunner(store, db, messageStatusProjection(db), { onError, afterApply: wake });
-    const historyError = (error: unknown, event: { stream: string } | undefined) => o.logger.error({ err: error, stream: event?.stream }, 'message history projection stopped');
-    const history = new ProjectionRunner(store, db, messageHistoryProjection(db), { onError: historyError, afterApply: (events) => erasures.follow(events) });
+    // Status and history follow the same facts: read once, applied in one transaction per batch.
+    const runner = new ProjectionRunner(store, db, [messageStatusProjection(db), messageHistoryProjection(db)], {
+      onError,
+      afterApply: async (events) => {
+        wake();
+        await erasures.follow(events);
+      },
+    });
     await runner.start();
-    await history.start();
-    return assemble(o, { store, db, runner, historyRunner: history, facts, keys, erasures });
+    return assemble(o, { store, db, runner, facts, keys, erasures });
   } catch (error) {
     db?.close();
     await store?.close();
@@ -90,8 +95,8 @@ export async function openMessagingEngine(o: MessagingEngineOptions): Promise<Me
 interface Opened {
   store: EventStore;
   db: DatabaseSync;
+  /** Both message read models (status and history). */
   runner: ProjectionRunner;
-  historyRunner: ProjectionRunner;
   facts: MessageFacts;
   keys: OpenedContentKeys;
   erasures: ErasureFollower;
@@ -122,7 +127,7 @@ class ErasureFollower {
 
 function assemble(o: MessagingEngineOptions, opened: Opened): MessagingEngine {
   const { bus, logger, clock, config } = o;
-  const { store, db, runner, historyRunner, facts, keys, erasures } = opened;
+  const { store, db, runner, facts, keys, erasures } = opened;
   const statuses = new MessageStatusQueries(db);
   const messages = new MessageStore(store, clock, runner, facts);
   erasures.forgetFolded = () => messages.forgetFolded();
@@ -132,7 +137,7 @@ function assemble(o: MessagingEngineOptions, opened: Opened): MessagingEngine {
     afterErasure: async (_accountId, position) => {
       messages.forgetFolded();
       // A lookup right after the reply reads the erased history.
-      if (position !== undefined) await historyRunner.waitForPosition(position);
+      if (position !== undefined) await runner.waitForPosition(position);
     },
   });
   const delivery = new Delivery({ bus, messages, statuses, logger, sendDeadlineMs: config.sendDeadlineMs, onOutcome: o.hooks?.onDeliveryOutcome });
@@ -152,21 +157,20 @@ function assemble(o: MessagingEngineOptions, opened: Opened): MessagingEngine {
   const recovery = new Recovery({ messages, statuses, delivery, clock, logger, staleAfterMs: 3 * config.sendDeadlineMs + 60_000 });
   const readiness = () => ({
     service: 'messaging',
-    ready: bus.isConnected() && runner.caughtUp() && historyRunner.caughtUp(),
-    details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() && historyRunner.caughtUp() } },
+    ready: bus.isConnected() && runner.caughtUp(),
+    details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() } },
   });
   return {
     api: new MessagingApi(pipeline, messages, statuses, readiness, messageFeed(store, facts), {
-      store, clock, statuses, history: historyQueries, runner: historyRunner, messages,
+      store, clock, statuses, history: historyQueries, runner, messages,
     }, eraser),
     recovery,
     store,
-    caughtUp: () => runner.caughtUp() && historyRunner.caughtUp(),
+    caughtUp: () => runner.caughtUp(),
     close: async () => {
       await recovery.stop();
       await delivery.drain(config.sendDeadlineMs);
       await runner.stop();
-      await historyRunner.stop();
       db.close();
       await store.close();
       await keys.close();
