@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { STREAM_CATEGORY, webhookEventParser } from '@switchboard/contracts';
 import type { SubscribableEventType, WebhookView } from '@switchboard/contracts';
 import type { RecordedEvent } from '@switchboard/eventstore';
@@ -96,16 +96,23 @@ export class WebhookProjection implements Projection {
 
 /** Reads of the webhook list. */
 export class WebhookQueries {
-  constructor(private readonly db: DatabaseSync) {}
+  // Prepared once: `list` runs for every page of public events the intake records.
+  private readonly byId: StatementSync;
+  private readonly byAccount: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.byId = db.prepare('SELECT * FROM webhooks WHERE webhook_id = ?');
+    this.byAccount = db.prepare('SELECT * FROM webhooks WHERE account_id = ? AND deleted = 0 ORDER BY created_at, webhook_id');
+  }
 
   get(webhookId: string): WebhookRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM webhooks WHERE webhook_id = ?').get(webhookId) as Row | undefined;
+    const row = this.byId.get(webhookId) as Row | undefined;
     return row ? record(row) : undefined;
   }
 
   /** An account's live webhooks, oldest first. */
   list(accountId: string): WebhookRecord[] {
-    return (this.db.prepare('SELECT * FROM webhooks WHERE account_id = ? AND deleted = 0 ORDER BY created_at, webhook_id').all(accountId) as unknown as Row[]).map(record);
+    return (this.byAccount.all(accountId) as unknown as Row[]).map(record);
   }
 
   /** The enabled webhooks of an account that take `type`. */
