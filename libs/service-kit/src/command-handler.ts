@@ -199,7 +199,7 @@ async function runCommands<S, E extends DomainEvent>(
     const cached = attempt === 1 ? cache?.get(stream) : undefined;
     const { state, revision } = cached ?? (await loadAggregate(store, stream, fold, cache));
     const decided = decideInOrder(commands, state, fold);
-    if (cached && !cached.mark?.unchanged() && decided.outcomes.some((o) => !o.ok || o.events.length === 0)) {
+    if (cached && decided.outcomes.some((o) => !o.ok || o.events.length === 0) && !cached.mark?.unchanged()) {
       // A refusal or a no-op on a cached state the write mark does not vouch for is decided again
       // on the stream as read now. A fold that evolved in place leaves the cache unusable.
       if (decided.evolved) cache?.delete(stream);
