@@ -85,33 +85,6 @@ describe('quota event publisher', () => {
     expect(publishedKeys()).toEqual([first, second]);
   });
 
-  it('publishes account and usage events in store order, one read of the log per pass, passing over anything else', async () => {
-    const { store, publisher, append } = setUp();
-    const bus = new InProcessBus();
-    cleanups.push(() => bus.close());
-    const seen: string[] = [];
-    await bus.subscribe('sb.v1.evt.>', (message) => void seen.push(PublishedEvent.parse(message.data).stream));
-    const accountId = `acc_${ulid()}`;
-    const metadata = { ...eventMetadata({ accountId, now: new Date() }), schemaVersion: 1 };
-    const reserved = () => ({ type: 'DailyQuotaReserved', data: { accountId, day: '2026-11-28', messageId: `msg_${ulid()}`, limit: null, reservedAt: new Date().toISOString() }, metadata });
-    await append();
-    await store.append(`usage-${accountId}-2026-11-28`, [reserved()], { expectedRevision: 'any' });
-    await store.append(`stray-${accountId}`, [{ type: 'Stray', data: {}, metadata }], { expectedRevision: 'any' });
-    await append();
-    await store.append(`usage-${accountId}-2026-11-28`, [reserved()], { expectedRevision: 'any' });
-    let reads = 0;
-    const readAll = store.readAll.bind(store);
-    store.readAll = (options) => {
-      reads += 1;
-      return readAll(options);
-    };
-    const only = publisher('replica-a', bus);
-    only.start(-1n);
-    await eventually(() => (seen.length === 4 ? seen : undefined));
-    expect(seen.map((stream) => stream.split('-')[0])).toEqual(['account', 'usage', 'account', 'usage']);
-    expect(reads).toBe(1);
-  });
-
   it('tries a failed pass again without waiting for the next append', async () => {
     const { publisher, append, publishedKeys } = setUp();
     const bus = new InProcessBus();

@@ -1,13 +1,12 @@
 import { EventMetadata, STREAM_CATEGORY, subjectForEvent } from '@switchboard/contracts';
 import type { DomainEventType, PublishedEvent } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
-import { categoryOf } from '@switchboard/eventstore';
 import type { EventStore, RecordedEvent } from '@switchboard/eventstore';
 import { toRawEvent } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import type { PublicationLease } from './publication-lease.js';
 
-const published = new Set<string>([STREAM_CATEGORY.account, STREAM_CATEGORY.usage]);
+const categories = [STREAM_CATEGORY.account, STREAM_CATEGORY.usage];
 const pageSize = 500;
 
 export interface EventPublisherOptions {
@@ -99,9 +98,10 @@ export class EventPublisher {
         const from = this.options.lease ? this.options.lease.acquire() : this.position;
         // Another replica publishes; if it crashed, its lease runs out and this one takes over.
         if (from === undefined) return { kind: 'held-elsewhere', untilMs: this.options.lease!.heldElsewhereUntilMs };
-        const { events, last, complete } = await this.pageAfter(from);
-        if (last === undefined) return { kind: 'done' };
-        for (const event of events) await this.publish(event);
+        const { events: page, complete } = await this.pageAfter(from);
+        if (page.length === 0) return { kind: 'done' };
+        for (const event of page) await this.publish(event);
+        const last = page.at(-1)!.position;
         this.position = last;
         if (this.options.lease && !this.options.lease.advance(last)) return { kind: 'held-elsewhere', untilMs: Date.now() + this.options.lease.leaseMs };
         // Nothing was left out of this page: anything appended since (by any process) wakes
@@ -130,13 +130,17 @@ export class EventPublisher {
   }
 
   /**
-   * The next page of the store's log after `from`, read once for both categories: its quota
-   * events in position order (the store holds nothing else; anything else would be passed over),
-   * the last position read, and whether the page reached the end of the log.
+   * The next events of both categories in position order (cut where a full page ends);
+   * `complete` when no page was full, so nothing stored before the read was left out.
    */
-  private async pageAfter(from: bigint): Promise<{ events: RecordedEvent[]; last: bigint | undefined; complete: boolean }> {
-    const page = await this.options.store.readAll({ fromPosition: from + 1n, maxCount: pageSize });
-    return { events: page.filter((event) => published.has(categoryOf(event.stream))), last: page.at(-1)?.position, complete: page.length < pageSize };
+  private async pageAfter(from: bigint): Promise<{ events: RecordedEvent[]; complete: boolean }> {
+    const pages = await Promise.all(
+      categories.map((category) => this.options.store.readAll({ category, fromPosition: from + 1n, maxCount: pageSize })),
+    );
+    const cutoff = pages.filter((p) => p.length === pageSize).map((p) => p.at(-1)!.position);
+    const limit = cutoff.length === 0 ? undefined : cutoff.reduce((a, b) => (a < b ? a : b));
+    const events = pages.flat().filter((e) => limit === undefined || e.position <= limit).sort((a, b) => (a.position < b.position ? -1 : 1));
+    return { events, complete: limit === undefined };
   }
 }
 
