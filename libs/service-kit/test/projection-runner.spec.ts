@@ -311,84 +311,70 @@ describe('ProjectionRunner', () => {
       other.close();
     }
   });
-});
 
-describe('ProjectionRunner with several read models of one category', () => {
-  let dir: ReturnType<typeof tempDir>;
-  let store: SqliteEventStore;
-  let db: DatabaseSync;
-  const logged = () => (db.prepare('SELECT position FROM applied ORDER BY position').all() as { position: bigint | number }[]).map((r) => Number(r.position));
-  const checkpoint = (name: string) => (db.prepare('SELECT position FROM checkpoints WHERE name = ?').get(name) as { position: number | bigint } | undefined)?.position;
+  describe('with several read models of one category', () => {
+    const logged = () => (db.prepare('SELECT position FROM applied ORDER BY position').all() as { position: bigint | number }[]).map((r) => Number(r.position));
+    const checkpoint = (name: string) => (db.prepare('SELECT position FROM checkpoints WHERE name = ?').get(name) as { position: number | bigint } | undefined)?.position;
 
-  beforeEach(() => {
-    dir = tempDir();
-    store = new SqliteEventStore(join(dir.path, 'events.sqlite'));
-    db = new DatabaseSync(join(dir.path, 'read.sqlite'));
-  });
-  afterEach(async () => {
-    await store.close();
-    db.close();
-    dir.remove();
-  });
+    it('reads the category once and applies each batch to every read model in one transaction, each with its own checkpoint', async () => {
+      const stored = await store.append('ticket-a', [grant, grant], { expectedRevision: 'no_stream' });
+      let subscriptions = 0;
+      const subscribe = store.subscribe.bind(store);
+      store.subscribe = (options) => (subscriptions += 1, subscribe(options));
+      let transactions = 0;
+      const exec = db.exec.bind(db);
+      db.exec = (sql: string) => (sql === 'COMMIT' && (transactions += 1), exec(sql));
+      const runner = new ProjectionRunner(store, db, [grantCounter(db), positionLog(db)]);
+      await runner.start();
+      await runner.waitForPosition(stored.position);
+      const before = transactions;
+      const live = await store.append('ticket-b', [grant], { expectedRevision: 'no_stream' });
+      await runner.waitForPosition(live.position);
+      expect(subscriptions).toBe(1);
+      expect(transactions - before).toBe(1);
+      expect(counts(db)).toEqual([{ stream: 'ticket-a', count: 2 }, { stream: 'ticket-b', count: 1 }]);
+      expect(logged()).toEqual([Number(stored.position) - 1, Number(stored.position), Number(live.position)]);
+      expect([checkpoint('grant-counter'), checkpoint('position-log')].map(Number)).toEqual([Number(live.position), Number(live.position)]);
+      await runner.stop();
+    });
 
-  it('reads the category once and applies each batch to every read model in one transaction, each with its own checkpoint', async () => {
-    const stored = await store.append('ticket-a', [grant, grant], { expectedRevision: 'no_stream' });
-    let subscriptions = 0;
-    const subscribe = store.subscribe.bind(store);
-    store.subscribe = (options) => (subscriptions += 1, subscribe(options));
-    let transactions = 0;
-    const exec = db.exec.bind(db);
-    db.exec = (sql: string) => (sql === 'COMMIT' && (transactions += 1), exec(sql));
-    const runner = new ProjectionRunner(store, db, [grantCounter(db), positionLog(db)]);
-    await runner.start();
-    await runner.waitForPosition(stored.position);
-    const before = transactions;
-    const live = await store.append('ticket-b', [grant], { expectedRevision: 'no_stream' });
-    await runner.waitForPosition(live.position);
-    expect(subscriptions).toBe(1);
-    expect(transactions - before).toBe(1);
-    expect(counts(db)).toEqual([{ stream: 'ticket-a', count: 2 }, { stream: 'ticket-b', count: 1 }]);
-    expect(logged()).toEqual([Number(stored.position) - 1, Number(stored.position), Number(live.position)]);
-    expect([checkpoint('grant-counter'), checkpoint('position-log')].map(Number)).toEqual([Number(live.position), Number(live.position)]);
-    await runner.stop();
-  });
+    it('brings a read model that is behind (rebuilt alone, or new) up to the other, which applies nothing twice', async () => {
+      const first = await store.append('ticket-a', [grant, grant], { expectedRevision: 'no_stream' });
+      const counter = new ProjectionRunner(store, db, grantCounter(db));
+      await counter.start();
+      await counter.waitForPosition(first.position);
+      await counter.stop();
+      const both = new ProjectionRunner(store, db, [grantCounter(db), positionLog(db)]);
+      await both.start();
+      await both.waitForPosition(first.position);
+      expect(both.caughtUp()).toBe(true);
+      const live = await store.append('ticket-a', [grant], { expectedRevision: 1n });
+      await both.waitForPosition(live.position);
+      expect(counts(db)).toEqual([{ stream: 'ticket-a', count: 3 }]);
+      expect(logged()).toEqual([Number(first.position) - 1, Number(first.position), Number(live.position)]);
+      await both.stop();
+    });
 
-  it('brings a read model that is behind (rebuilt alone, or new) up to the other, which applies nothing twice', async () => {
-    const first = await store.append('ticket-a', [grant, grant], { expectedRevision: 'no_stream' });
-    const counter = new ProjectionRunner(store, db, grantCounter(db));
-    await counter.start();
-    await counter.waitForPosition(first.position);
-    await counter.stop();
-    const both = new ProjectionRunner(store, db, [grantCounter(db), positionLog(db)]);
-    await both.start();
-    await both.waitForPosition(first.position);
-    expect(both.caughtUp()).toBe(true);
-    const live = await store.append('ticket-a', [grant], { expectedRevision: 1n });
-    await both.waitForPosition(live.position);
-    expect(counts(db)).toEqual([{ stream: 'ticket-a', count: 3 }]);
-    expect(logged()).toEqual([Number(first.position) - 1, Number(first.position), Number(live.position)]);
-    await both.stop();
-  });
+    it('stops both at an event one of them cannot apply, names that one, and keeps nothing of the batch', async () => {
+      await store.append('ticket-a', [grant, { type: 'TicketBroken', data: {} }], { expectedRevision: 'no_stream' });
+      const log = positionLog(db, 'strict-log');
+      const strict: Projection = { ...log, apply: (event) => {
+        if (event.type === 'TicketBroken') throw new Error('cannot apply a broken ticket');
+        log.apply(event);
+      } };
+      const reported: [RecordedEvent | undefined, string | undefined][] = [];
+      const runner = new ProjectionRunner(store, db, [grantCounter(db), strict], { onError: (_error, event, projection) => void reported.push([event, projection]) });
+      await runner.start();
+      await expect.poll(() => reported.length).toBe(1);
+      expect(reported[0]).toEqual([expect.objectContaining({ type: 'TicketBroken' }), 'strict-log']);
+      expect(counts(db)).toEqual([]);
+      expect(logged()).toEqual([]);
+      expect(runner.caughtUp()).toBe(false);
+      await runner.stop();
+    });
 
-  it('stops both at an event one of them cannot apply, names that one, and keeps nothing of the batch', async () => {
-    await store.append('ticket-a', [grant, { type: 'TicketBroken', data: {} }], { expectedRevision: 'no_stream' });
-    const log = positionLog(db, 'strict-log');
-    const strict: Projection = { ...log, apply: (event) => {
-      if (event.type === 'TicketBroken') throw new Error('cannot apply a broken ticket');
-      log.apply(event);
-    } };
-    const reported: [RecordedEvent | undefined, string | undefined][] = [];
-    const runner = new ProjectionRunner(store, db, [grantCounter(db), strict], { onError: (_error, event, projection) => void reported.push([event, projection]) });
-    await runner.start();
-    await expect.poll(() => reported.length).toBe(1);
-    expect(reported[0]).toEqual([expect.objectContaining({ type: 'TicketBroken' }), 'strict-log']);
-    expect(counts(db)).toEqual([]);
-    expect(logged()).toEqual([]);
-    expect(runner.caughtUp()).toBe(false);
-    await runner.stop();
-  });
-
-  it('refuses read models of different categories', () => {
-    expect(() => new ProjectionRunner(store, db, [grantCounter(db), { ...positionLog(db), category: 'other' }])).toThrow(TypeError);
+    it('refuses read models of different categories', () => {
+      expect(() => new ProjectionRunner(store, db, [grantCounter(db), { ...positionLog(db), category: 'other' }])).toThrow(TypeError);
+    });
   });
 });
