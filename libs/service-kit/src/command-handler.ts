@@ -43,7 +43,8 @@ export async function loadAggregate<S, E extends DomainEvent>(
 ): Promise<LoadedAggregate<S>> {
   const known = cache?.get(stream);
   if (known?.mark?.unchanged()) return known;
-  const mark = store.writeMark(categoryOf(stream));
+  // Only a cached state is ever checked against its mark.
+  const mark = cache ? store.writeMark(categoryOf(stream)) : undefined;
   const recorded = await store.readStream(stream, known ? { fromRevision: known.revision + 1n } : {});
   if (known && recorded.length === 0) {
     const current = { ...known, mark };
