@@ -147,15 +147,17 @@ function baseEnv(dataDir: string, options: HarnessOptions) {
 
 /** `addressing`: the emulator's `SWITCHBOARD_EMULATOR_ADDRESSING` (unset: as the test's environment says, else `lid`). */
 export async function startEmulatorProcess(dataDir?: string, addressing?: Addressing): Promise<EmulatorProcess> {
-  const controlPort = await closedLoopbackPort();
+  // Port 0: the emulator binds a free port itself and prints it. A port picked here and bound
+  // there could be taken in between by another test process (EADDRINUSE seen in a CI run).
   const emulator = new NodeProcess('chat-emulator', entry('tools/chat-emulator/dist/src/main.js'), {
-    SWITCHBOARD_EMULATOR_CONTROL_PORT: String(controlPort), ...(dataDir ? { SWITCHBOARD_EMULATOR_DATA_DIR: dataDir } : {}),
+    SWITCHBOARD_EMULATOR_CONTROL_PORT: '0', ...(dataDir ? { SWITCHBOARD_EMULATOR_DATA_DIR: dataDir } : {}),
     ...(addressing ? { SWITCHBOARD_EMULATOR_ADDRESSING: addressing } : {}),
   });
   emulator.start();
   const [, wsUrl] = await emulator.waitForOutput(/WebSocket URL:\s+(\S+)/);
+  const [, controlUrl] = await emulator.waitForOutput(/control URL:\s+(\S+)/);
   return {
-    wsUrl: wsUrl!, controlUrl: `http://127.0.0.1:${controlPort}`, stop: () => emulator.stop(),
+    wsUrl: wsUrl!, controlUrl: controlUrl!, stop: () => emulator.stop(),
     get pid() {
       return emulator.pid;
     },
