@@ -6,7 +6,12 @@
  * (summed over every process of the mode), and so is the load generator's own: the bare app's
  * rate shows what the generator can drive, so a Switchboard rate well below it is Switchboard's.
  * `/healthz` (no key, no service) is measured too: the gateway's own cost over fastify's.
- * BENCH_MODES: `embedded,distributed` (default) or either alone. BENCH_NODE_OPTIONS: NODE_OPTIONS for
+ * Calibration rows (BENCH_READ_CALIBRATION_US, default `25,50,100`; empty for none): the bare app
+ * again with its handler burning that many µs of CPU per request, against the bare app as it is:
+ * the ratio a handler doing only that much work of its own keeps on this machine (the kernel's
+ * socket write costs more per request the slower the server, so the ratio is not linear in CPU).
+ * BENCH_MODES: `embedded,distributed` (default) or either alone. BENCH_READ_ENDPOINTS: some of
+ * `message,session,sessionList,healthz` (default all). BENCH_NODE_OPTIONS: NODE_OPTIONS for
  * the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn } from 'node:child_process';
@@ -23,6 +28,8 @@ const ROUNDS = Number(process.env['BENCH_READ_ROUNDS'] ?? 2);
 const CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32);
 const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
+const ENDPOINTS = process.env['BENCH_READ_ENDPOINTS']?.split(',').filter(Boolean);
+const CALIBRATION_US = (process.env['BENCH_READ_CALIBRATION_US'] ?? '25,50,100').split(',').filter(Boolean).map(Number);
 const LISTED_SESSIONS = 10;
 
 interface Target {
@@ -78,13 +85,18 @@ async function readablePaths(sut: SwitchboardUnderTest, phone: string): Promise<
   };
 }
 
-/** The bare app in its own process, serving the bodies Switchboard answered on the same paths. */
-async function startBareFastify(sut: SwitchboardUnderTest, paths: Record<string, string>) {
+/** The bodies Switchboard answers on `paths`, by path: what the bare app serves. */
+async function bodiesOf(sut: SwitchboardUnderTest, paths: Record<string, string>): Promise<Record<string, unknown>> {
   const api = new ApiClient(sut.url, sut.apiKey);
   const bodies: Record<string, unknown> = {};
   for (const path of Object.values(paths)) bodies[path.split('?')[0]!] = (await api.get(path)).body;
+  return bodies;
+}
+
+/** The bare app in its own process, serving `bodies`, its handler burning `workUs` of CPU per request. */
+async function startBareFastify(bodies: Record<string, unknown>, workUs = 0) {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-fastify.js', import.meta.url))], {
-    env: { ...process.env, BARE_FASTIFY_BODIES: JSON.stringify(bodies) },
+    env: { ...process.env, BARE_FASTIFY_BODIES: JSON.stringify(bodies), BARE_FASTIFY_WORK_US: String(workUs) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(child.stdout, 'data')) as [Buffer];
@@ -92,17 +104,37 @@ async function startBareFastify(sut: SwitchboardUnderTest, paths: Record<string,
   return { target: { url: `http://127.0.0.1:${port}`, headers: {}, pids: [child.pid!] }, stop: () => child.kill('SIGTERM') };
 }
 
+/** The bare app with `workUs` of CPU per request in its handler, against the bare app as it is, on `path`. */
+async function calibration(mode: Mode, bodies: Record<string, unknown>, path: string, bare: Target, workUs: number) {
+  const working = await startBareFastify(bodies, workUs);
+  try {
+    const rows: Record<string, unknown>[] = [];
+    await load(working.target, path);
+    for (let round = 1; round <= ROUNDS; round++) {
+      const ours = await load(working.target, path);
+      const theirs = await load(bare, path);
+      // The same bodies and path as the message lookup; only the handler's work differs.
+      rows.push({ mode, endpoint: `bare+${workUs}µs`, round, workingBare: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
+    }
+    return rows;
+  } finally {
+    working.stop();
+  }
+}
+
 async function measure(mode: Mode) {
   const emulator = await startEmulatorProcess();
   const sut = await startSwitchboardUnderTest(mode, { emulator, env: { LOG_LEVEL: 'error', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) } });
   try {
     const paths = await readablePaths(sut, mode === 'embedded' ? '15557771001' : '15557771002');
-    const bare = await startBareFastify(sut, paths);
+    const bodies = await bodiesOf(sut, paths);
+    const bare = await startBareFastify(bodies);
     const processes = mode === 'embedded' ? ['switchboard' as const] : (['gateway', 'quota', 'sessions', 'messaging', 'events'] as const);
     const switchboard: Target = { url: sut.url, headers: { authorization: `Bearer ${sut.apiKey}` }, pids: processes.map((name) => sut.pidOf(name)!) };
     try {
       const rows: Record<string, unknown>[] = [];
       for (const [endpoint, path] of Object.entries(paths)) {
+        if (ENDPOINTS && !ENDPOINTS.includes(endpoint)) continue;
         await load(switchboard, path); // warm-up: JIT, caches
         for (let round = 1; round <= ROUNDS; round++) {
           const ours = await load(switchboard, path);
@@ -110,6 +142,7 @@ async function measure(mode: Mode) {
           rows.push({ mode, endpoint, round, switchboard: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
         }
       }
+      for (const workUs of CALIBRATION_US) rows.push(...(await calibration(mode, bodies, paths['message']!, bare.target, workUs)));
       return rows;
     } finally {
       bare.stop();
@@ -123,8 +156,9 @@ async function measure(mode: Mode) {
 const rows: Record<string, unknown>[] = [];
 for (const mode of MODES) rows.push(...(await measure(mode)));
 console.log(JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows }, null, 2));
-for (const row of rows as { mode: string; endpoint: string; round: number; switchboard: Figures; bareFastify: Figures; ratio: number }[]) {
+for (const row of rows as { mode: string; endpoint: string; round: number; switchboard?: Figures; workingBare?: Figures; bareFastify: Figures; ratio: number }[]) {
+  const measured = (row.switchboard ?? row.workingBare)!;
   console.log(
-    `${row.mode.padEnd(11)} ${row.endpoint.padEnd(12)} round ${row.round}: ${row.switchboard.perSecond} req/s, ${row.switchboard.serverCpuUsPerRequest} µs CPU/req | bare ${row.bareFastify.perSecond} req/s, ${row.bareFastify.serverCpuUsPerRequest} µs | ratio ${row.ratio}`,
+    `${row.mode.padEnd(11)} ${row.endpoint.padEnd(12)} round ${row.round}: ${measured.perSecond} req/s, ${measured.serverCpuUsPerRequest} µs CPU/req | bare ${row.bareFastify.perSecond} req/s, ${row.bareFastify.serverCpuUsPerRequest} µs | ratio ${row.ratio}`,
   );
 }
