@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
-import { openSqliteDatabase, TurnBatchedWrites } from '@switchboard/eventstore';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { inImmediateTransaction, openSqliteDatabase, TurnBatchedWrites } from '@switchboard/eventstore';
 import type { MessagingOutbox, OutboxDelivery, OutboxEntry } from './messaging-outbox.js';
 
 const SCHEMA = `
@@ -18,17 +18,24 @@ interface StoredEntry {
   entry: OutboxEntry;
 }
 
+/** How long a delivered entry's removal waits for an add to ride with before it is written alone. */
+const REMOVAL_DELAY_MS = 1_000;
+
 /**
  * `MessagingOutbox` in a SQLite file of the sessions service (the embedded mode: one process sends
  * what it wrote). What the file holds at open is queued first, oldest first: what a restart sends
- * again. Adds coalesce per event-loop turn (one commit, then each `add()` resolves); removals
- * coalesce the same way and are not awaited: a removal lost to a crash only sends an entry once
- * more, which messaging records once.
+ * again. Adds coalesce per event-loop turn (one commit, then each `add()` resolves). Removals are
+ * not awaited: they ride in the next add's commit, or are written alone after `REMOVAL_DELAY_MS`
+ * if none comes (and at close). Each receipt is thus one commit, not two. A removal lost to a crash
+ * only sends an entry once more, which messaging records once.
  */
 export class SqliteMessagingOutbox implements MessagingOutbox {
   readonly #db: DatabaseSync;
   readonly #adds: TurnBatchedWrites<StoredEntry>;
-  readonly #removes: TurnBatchedWrites<string>;
+  readonly #remove: StatementSync;
+  /** Entries delivered (or dropped) whose rows are still in the file. */
+  #settled: string[] = [];
+  #removalTimer: NodeJS.Timeout | undefined;
   /** Written and not handed out (or handed back), in the order they go out. */
   readonly #queue: StoredEntry[];
   /** Takers waiting for an entry. */
@@ -40,12 +47,12 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
   ) {
     this.#db = openSqliteDatabase(path, SCHEMA);
     const insert = this.#db.prepare('INSERT INTO messaging_outbox (entry_id, subject, command, added_at) VALUES (?, ?, ?, ?)');
-    const remove = this.#db.prepare('DELETE FROM messaging_outbox WHERE entry_id = ?');
+    this.#remove = this.#db.prepare('DELETE FROM messaging_outbox WHERE entry_id = ?');
     this.#adds = new TurnBatchedWrites(this.#db, (stored) => {
       const addedAt = this.now();
       for (const { id, entry } of stored) insert.run(id, entry.subject, JSON.stringify(entry.command), addedAt);
+      this.#writeRemovals();
     });
-    this.#removes = new TurnBatchedWrites(this.#db, (ids) => ids.forEach((id) => remove.run(id)));
     this.#queue = this.#stored();
   }
 
@@ -71,13 +78,14 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
   }
 
   async backlog(): Promise<number> {
-    return (this.#db.prepare('SELECT COUNT(*) AS n FROM messaging_outbox').get() as { n: number }).n;
+    const rows = (this.#db.prepare('SELECT COUNT(*) AS n FROM messaging_outbox').get() as { n: number }).n;
+    return rows - this.#settled.length;
   }
 
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
     this.#adds.flush();
-    this.#removes.flush();
+    this.#removeAlone();
     this.#db.close();
     this.#wakeTaker();
   }
@@ -85,8 +93,8 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
   #delivery(stored: StoredEntry): OutboxDelivery {
     return {
       entry: stored.entry,
-      done: () => this.#remove(stored.id),
-      drop: () => this.#remove(stored.id),
+      done: () => this.#settle(stored.id),
+      drop: () => this.#settle(stored.id),
       // First in line again; the one sender of this file pauses before it takes anything more.
       retryLater: () => {
         this.#queue.unshift(stored);
@@ -95,9 +103,29 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
     };
   }
 
-  #remove(id: string): void {
-    // A removal that cannot be written (or comes after close) leaves the entry to be sent once more after a restart.
-    this.#removes.add(id).catch(() => undefined);
+  #settle(id: string): void {
+    if (!this.#db.isOpen) return;
+    this.#settled.push(id);
+    this.#removalTimer ??= setTimeout(() => this.#removeAlone(), REMOVAL_DELAY_MS).unref();
+  }
+
+  /** Inside a write transaction: deletes the settled entries' rows. */
+  #writeRemovals(): void {
+    const ids = this.#settled;
+    this.#settled = [];
+    clearTimeout(this.#removalTimer);
+    this.#removalTimer = undefined;
+    for (const id of ids) this.#remove.run(id);
+  }
+
+  /** The settled entries' rows deleted in a commit of their own (no add came to carry them). */
+  #removeAlone(): void {
+    if (this.#settled.length === 0 || !this.#db.isOpen) return;
+    try {
+      inImmediateTransaction(this.#db, () => this.#writeRemovals());
+    } catch {
+      // A removal that cannot be written leaves the entry to be sent once more after a restart.
+    }
   }
 
   #arrival(signal: AbortSignal): Promise<void> {
