@@ -6,7 +6,8 @@
  * (summed over every process of the mode), and so is the load generator's own: the bare app's
  * rate shows what the generator can drive, so a Switchboard rate well below it is Switchboard's.
  * `/healthz` (no key, no service) is measured too: the gateway's own cost over fastify's.
- * Calibration rows (BENCH_READ_CALIBRATION_US, default `25,50,100`; empty for none): the bare app
+ * Calibration rows (BENCH_READ_CALIBRATION_US, default `25,50,100`; empty for none), run with the
+ * message lookup: the bare app
  * again with its handler burning that many µs of CPU per request, against the bare app as it is:
  * the ratio a handler doing only that much work of its own keeps on this machine (the kernel's
  * socket write costs more per request the slower the server, so the ratio is not linear in CPU).
@@ -28,9 +29,18 @@ const ROUNDS = Number(process.env['BENCH_READ_ROUNDS'] ?? 2);
 const CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32);
 const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
-const ENDPOINTS = process.env['BENCH_READ_ENDPOINTS']?.split(',').filter(Boolean);
-const CALIBRATION_US = (process.env['BENCH_READ_CALIBRATION_US'] ?? '25,50,100').split(',').filter(Boolean).map(Number);
+const ENDPOINT_NAMES = ['message', 'session', 'sessionList', 'healthz'];
+const ENDPOINTS = listOf('BENCH_READ_ENDPOINTS', ENDPOINT_NAMES.join(','), (name) => ENDPOINT_NAMES.includes(name));
+const CALIBRATION_US = listOf('BENCH_READ_CALIBRATION_US', '25,50,100', (us) => Number(us) > 0).map(Number);
 const LISTED_SESSIONS = 10;
+
+/** A comma-separated list from the environment, every item checked: a typo stops the bench at once. */
+function listOf(variable: string, fallback: string, valid: (item: string) => boolean): string[] {
+  const items = (process.env[variable] ?? fallback).split(',').filter(Boolean);
+  const wrong = items.filter((item) => !valid(item));
+  if (wrong.length > 0) throw new Error(`${variable}: ${wrong.join(', ')} not understood`);
+  return items;
+}
 
 interface Target {
   url: string;
@@ -134,7 +144,7 @@ async function measure(mode: Mode) {
     try {
       const rows: Record<string, unknown>[] = [];
       for (const [endpoint, path] of Object.entries(paths)) {
-        if (ENDPOINTS && !ENDPOINTS.includes(endpoint)) continue;
+        if (!ENDPOINTS.includes(endpoint)) continue;
         await load(switchboard, path); // warm-up: JIT, caches
         for (let round = 1; round <= ROUNDS; round++) {
           const ours = await load(switchboard, path);
@@ -142,7 +152,7 @@ async function measure(mode: Mode) {
           rows.push({ mode, endpoint, round, switchboard: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
         }
       }
-      for (const workUs of CALIBRATION_US) rows.push(...(await calibration(mode, bodies, paths['message']!, bare.target, workUs)));
+      if (ENDPOINTS.includes('message')) for (const workUs of CALIBRATION_US) rows.push(...(await calibration(mode, bodies, paths['message']!, bare.target, workUs)));
       return rows;
     } finally {
       bare.stop();

@@ -69,18 +69,25 @@ describe('SQLite outbox: a delivered entry costs no commit of its own', () => {
     expect(rowsInFile()).toBe(0);
   });
 
-  it('sends again after a crash what was delivered but not yet removed (messaging records it once)', async () => {
+  it('writes a receipt whose commit a failing removal shares, and the removal once it can', async () => {
     await outbox.add(receipt(1));
     (await takeOne()).done();
-    // The process dies before the removal is written: the next one hands the entry out again.
-    const next = new SqliteMessagingOutbox(file);
+    // Another connection makes every deletion fail for a while.
+    const other = new DatabaseSync(file);
+    other.exec(`CREATE TRIGGER refuse_deletes BEFORE DELETE ON messaging_outbox BEGIN SELECT RAISE(ABORT, 'no deletes now'); END`);
     try {
-      expect(await next.backlog()).toBe(1);
-      const handedOut: OutboxEntry[] = [];
-      for await (const delivery of next.take(1, new AbortController().signal)) handedOut.push(delivery.entry);
-      expect(handedOut).toEqual([receipt(1)]);
+      await outbox.add(receipt(2));
+      expect(rowsInFile()).toBe(2);
+      expect(await outbox.backlog()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_200)); // the removal's own attempt fails too
+      expect(rowsInFile()).toBe(2);
     } finally {
-      await next.close();
+      other.exec('DROP TRIGGER refuse_deletes');
+      other.close();
     }
+    const deadline = Date.now() + 5_000;
+    while (rowsInFile() !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(rowsInFile()).toBe(1);
+    expect(await outbox.backlog()).toBe(1);
   });
 });

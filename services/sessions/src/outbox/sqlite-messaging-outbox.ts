@@ -18,23 +18,27 @@ interface StoredEntry {
   entry: OutboxEntry;
 }
 
-/** How long a delivered entry's removal waits for an add to ride with before it is written alone. */
+/** How long a delivered entry's removal waits for an add to ride with before it is written alone (or tried again). */
 const REMOVAL_DELAY_MS = 1_000;
 
 /**
  * `MessagingOutbox` in a SQLite file of the sessions service (the embedded mode: one process sends
  * what it wrote). What the file holds at open is queued first, oldest first: what a restart sends
- * again. Adds coalesce per event-loop turn (one commit, then each `add()` resolves). Removals are
- * not awaited: they ride in the next add's commit, or are written alone after `REMOVAL_DELAY_MS`
- * if none comes (and at close). Each receipt is thus one commit, not two. A removal lost to a crash
- * only sends an entry once more, which messaging records once.
+ * again. Adds coalesce per event-loop turn (one commit, then each `add()` resolves). Removals of
+ * delivered or dropped entries are not awaited: they ride in the next add's commit, or get one of
+ * their own `REMOVAL_DELAY_MS` after the first of them if no add came (and at close), so a steady
+ * flow of receipts pays one commit each instead of two. A removal not yet written when the process
+ * dies hands the entry out once more after the restart: messaging records a receipt once, and
+ * refuses a dropped entry again.
  */
 export class SqliteMessagingOutbox implements MessagingOutbox {
   readonly #db: DatabaseSync;
   readonly #adds: TurnBatchedWrites<StoredEntry>;
   readonly #remove: StatementSync;
-  /** Entries delivered (or dropped) whose rows are still in the file. */
-  #settled: string[] = [];
+  /** Entries delivered or dropped whose rows are still in the file. */
+  readonly #settled = new Set<string>();
+  /** Those whose rows the commit under way deletes. */
+  #deleting: string[] = [];
   #removalTimer: NodeJS.Timeout | undefined;
   /** Written and not handed out (or handed back), in the order they go out. */
   readonly #queue: StoredEntry[];
@@ -51,7 +55,7 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
     this.#adds = new TurnBatchedWrites(this.#db, (stored) => {
       const addedAt = this.now();
       for (const { id, entry } of stored) insert.run(id, entry.subject, JSON.stringify(entry.command), addedAt);
-      this.#writeRemovals();
+      this.#deleteSettled();
     });
     this.#queue = this.#stored();
   }
@@ -59,6 +63,7 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
   async add(entry: OutboxEntry): Promise<void> {
     const stored = { id: randomUUID(), entry };
     await this.#adds.add(stored);
+    this.#deleted();
     this.#queue.push(stored);
     this.#wakeTaker();
   }
@@ -79,13 +84,14 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
 
   async backlog(): Promise<number> {
     const rows = (this.#db.prepare('SELECT COUNT(*) AS n FROM messaging_outbox').get() as { n: number }).n;
-    return rows - this.#settled.length;
+    return rows - this.#settled.size;
   }
 
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
     this.#adds.flush();
     this.#removeAlone();
+    clearTimeout(this.#removalTimer);
     this.#db.close();
     this.#wakeTaker();
   }
@@ -105,27 +111,48 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
 
   #settle(id: string): void {
     if (!this.#db.isOpen) return;
-    this.#settled.push(id);
+    this.#settled.add(id);
     this.#removalTimer ??= setTimeout(() => this.#removeAlone(), REMOVAL_DELAY_MS).unref();
   }
 
-  /** Inside a write transaction: deletes the settled entries' rows. */
-  #writeRemovals(): void {
-    const ids = this.#settled;
-    this.#settled = [];
-    clearTimeout(this.#removalTimer);
-    this.#removalTimer = undefined;
-    for (const id of ids) this.#remove.run(id);
+  /**
+   * Inside a write transaction: deletes the settled entries' rows. One that fails (SQLite undoes
+   * that statement alone, the transaction goes on) stays settled and is tried again later: a
+   * removal never costs the entries written beside it.
+   */
+  #deleteSettled(): void {
+    this.#deleting = [];
+    for (const id of this.#settled) {
+      try {
+        this.#remove.run(id);
+        this.#deleting.push(id);
+      } catch {
+        // Left settled: the next commit or the timer tries it again.
+      }
+    }
   }
 
-  /** The settled entries' rows deleted in a commit of their own (no add came to carry them). */
-  #removeAlone(): void {
-    if (this.#settled.length === 0 || !this.#db.isOpen) return;
-    try {
-      inImmediateTransaction(this.#db, () => this.#writeRemovals());
-    } catch {
-      // A removal that cannot be written leaves the entry to be sent once more after a restart.
+  /** The commit that carried `#deleting` is done: those rows are gone. */
+  #deleted(): void {
+    for (const id of this.#deleting) this.#settled.delete(id);
+    this.#deleting = [];
+    if (this.#settled.size === 0) {
+      clearTimeout(this.#removalTimer);
+      this.#removalTimer = undefined;
     }
+  }
+
+  /** The settled entries' rows deleted in a commit of their own (no add came to carry them); what fails is tried again later. */
+  #removeAlone(): void {
+    this.#removalTimer = undefined;
+    if (this.#settled.size === 0 || !this.#db.isOpen) return;
+    try {
+      inImmediateTransaction(this.#db, () => this.#deleteSettled());
+      this.#deleted();
+    } catch {
+      this.#deleting = [];
+    }
+    if (this.#settled.size > 0 && this.#db.isOpen) this.#removalTimer = setTimeout(() => this.#removeAlone(), REMOVAL_DELAY_MS).unref();
   }
 
   #arrival(signal: AbortSignal): Promise<void> {
