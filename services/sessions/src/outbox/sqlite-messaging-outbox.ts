@@ -90,6 +90,8 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
     this.#adds.flush();
+    // The removals now rather than at the timer; one that fails again is sent once more after a restart.
+    clearTimeout(this.#removalTimer);
     this.#removeAlone();
     clearTimeout(this.#removalTimer);
     this.#db.close();
