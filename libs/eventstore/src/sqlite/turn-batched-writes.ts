@@ -19,6 +19,8 @@ export class TurnBatchedWrites<T> {
     private readonly db: DatabaseSync,
     /** Writes the items (inside the transaction). */
     private readonly write: (items: readonly T[]) => void,
+    /** After each commit, before any `add()` resolves: what the writer does once its writes are durable. */
+    private readonly committed: () => void = () => undefined,
   ) {}
 
   add(item: T): Promise<void> {
@@ -39,6 +41,7 @@ export class TurnBatchedWrites<T> {
     } catch (error) {
       return batch.forEach((w) => w.reject(error));
     }
+    this.committed();
     for (const w of batch) w.resolve();
   }
 }

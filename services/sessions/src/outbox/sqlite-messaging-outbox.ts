@@ -37,7 +37,7 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
   readonly #remove: StatementSync;
   /** Entries delivered or dropped whose rows are still in the file. */
   readonly #settled = new Set<string>();
-  /** Those whose rows the commit under way deletes. */
+  /** Those whose rows the transaction under way deletes (forgotten once it has committed). */
   #deleting: string[] = [];
   #removalTimer: NodeJS.Timeout | undefined;
   /** Written and not handed out (or handed back), in the order they go out. */
@@ -56,14 +56,13 @@ export class SqliteMessagingOutbox implements MessagingOutbox {
       const addedAt = this.now();
       for (const { id, entry } of stored) insert.run(id, entry.subject, JSON.stringify(entry.command), addedAt);
       this.#deleteSettled();
-    });
+    }, () => this.#deleted());
     this.#queue = this.#stored();
   }
 
   async add(entry: OutboxEntry): Promise<void> {
     const stored = { id: randomUUID(), entry };
     await this.#adds.add(stored);
-    this.#deleted();
     this.#queue.push(stored);
     this.#wakeTaker();
   }
