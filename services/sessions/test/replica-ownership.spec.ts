@@ -148,8 +148,12 @@ describe('sessions shared by replicas through leases in NATS JetStream KV', () =
       const sessionId = `ses_${suffix}${String(i).padStart(3, '0')}`;
       const placedOn = replicas[0]!.ownership.placeNew();
       const owner = placedOn === 'self' ? replicas[0]! : replicas.find((r) => r.id === placedOn)!;
-      liveOnRecord.set(sessionId, 'acc_1');
-      await owner.ownership.claimNew(sessionId, 'acc_1', async () => network.open(sessionId, owner.id));
+      // As the connection manager does: the session is recorded (live) only once its owner record is
+      // written, so no other replica sees a live session without an owner meanwhile.
+      await owner.ownership.claimNew(sessionId, 'acc_1', async () => {
+        liveOnRecord.set(sessionId, 'acc_1');
+        network.open(sessionId, owner.id);
+      });
       ids.push(sessionId);
     }
     return ids;
