@@ -1,2 +1,3 @@
-export { PrivateNatsServer, closedLoopbackPort } from './private-nats-server.js';
+export { PrivateNatsServer } from './private-nats-server.js';
+export { closedLoopbackPort, ephemeralPortRange } from './closed-loopback-port.js';
 export type { PrivateNatsServerOptions } from './private-nats-server.js';

@@ -1,31 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closedLoopbackPort } from './closed-loopback-port.js';
 
 const NATS_SERVER_BINARY = process.env['NATS_SERVER_BINARY'] ?? '/usr/sbin/nats-server';
-
-/**
- * Ports handed out by this process: the kernel may give a port it just got back again, and two
- * parts told the same port collide (seen: quota and sessions both given one metrics port).
- */
-const handedOut = new Set<number>();
-
-/** A loopback port nobody listens on (bound and released by us just now), never one handed out before. */
-export async function closedLoopbackPort(): Promise<number> {
-  for (;;) {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (typeof address !== 'object' || address === null) throw new Error('no port');
-    if (handedOut.has(address.port)) continue;
-    handedOut.add(address.port);
-    return address.port;
-  }
-}
 
 export interface PrivateNatsServerOptions {
   /**
