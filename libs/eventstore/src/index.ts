@@ -6,7 +6,7 @@ export { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite/sqlite-
 export { SqliteCheckpointStore } from './sqlite/sqlite-checkpoint-store.js';
 export { KurrentDbEventStore } from './kurrentdb/kurrentdb-event-store.js';
 export { PostgresEventStore, type PostgresEventStoreOptions } from './postgres/postgres-event-store.js';
-export { inImmediateTransaction, inImmediateTransactionWhenFree, openSqliteDatabase, type SqliteTuning } from './sqlite/sqlite-database.js';
+export { inImmediateTransaction, inImmediateTransactionWhenFree, inReadTransaction, openSqliteDatabase, type SqliteTuning } from './sqlite/sqlite-database.js';
 export { TurnBatchedWrites } from './sqlite/turn-batched-writes.js';
 export { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 export { canonicalJson } from './canonical-json.js';

@@ -88,6 +88,22 @@ export function inImmediateTransaction<T>(db: DatabaseSync, work: () => T): T {
   return commitOrRollBack(db, work);
 }
 
+/**
+ * Runs the reads of `work` on one snapshot: what they return agrees even while other connections
+ * commit, and SQLite takes its WAL read lock once instead of once per statement. Not counted as a
+ * transaction (nothing is written); `work` must not write. Inside a transaction already open on
+ * the connection, `work` simply runs in it.
+ */
+export function inReadTransaction<T>(db: DatabaseSync, work: () => T): T {
+  if (db.isTransaction) return work();
+  db.exec('BEGIN');
+  try {
+    return work();
+  } finally {
+    db.exec('COMMIT');
+  }
+}
+
 /** Inside a transaction begun by the caller: `work`, then COMMIT (counted), or ROLLBACK on a throw. */
 function commitOrRollBack<T>(db: DatabaseSync, work: () => T): T {
   try {

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { SessionStatus } from '@switchboard/contracts';
+import { inReadTransaction } from '@switchboard/eventstore';
 import type { ListSessionsRequest, ListSessionsResult, SessionView } from '@switchboard/contracts';
 import { fromDb } from './projection.js';
 import type { DbRow } from './projection.js';
@@ -40,10 +41,13 @@ export class SessionListQueries {
   list(request: ListSessionsRequest): ListSessionsResult {
     const filter = request.status === undefined ? '' : ' AND status = ?';
     const params = request.status === undefined ? [request.accountId] : [request.accountId, request.status];
-    const total = this.statement(`SELECT count(*) AS n FROM session_list WHERE account_id = ?${filter}`).get(...params) as { n: number };
-    const rows = this
-      .statement(`SELECT * FROM session_list WHERE account_id = ?${filter} ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?`)
-      .all(...params, request.limit, request.offset) as unknown as DbRow[];
+    const count = this.statement(`SELECT count(*) AS n FROM session_list WHERE account_id = ?${filter}`);
+    const page = this.statement(`SELECT * FROM session_list WHERE account_id = ?${filter} ORDER BY created_at DESC, session_id DESC LIMIT ? OFFSET ?`);
+    // One snapshot: the total counts the very rows the page is cut from.
+    const [total, rows] = inReadTransaction(this.db, () => [
+      count.get(...params) as { n: number },
+      page.all(...params, request.limit, request.offset) as unknown as DbRow[],
+    ] as const);
     return { sessions: rows.map(view), total: Number(total.n), limit: request.limit, offset: request.offset };
   }
 
