@@ -98,9 +98,13 @@ export function inReadTransaction<T>(db: DatabaseSync, work: () => T): T {
   if (db.isTransaction) return work();
   db.exec('BEGIN');
   try {
-    return work();
-  } finally {
+    const result = work();
     db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    // The work's own error is the one told; ending the transaction cannot mask it.
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
   }
 }
 
