@@ -12,6 +12,8 @@ const MIN_RANGE = 2_000;
  * parts told the same port collide (seen: quota and sessions both given one metrics port).
  */
 const handedOut = new Set<number>();
+/** The start of the kernel's ephemeral range, read once per process. */
+let firstEphemeral: number | undefined;
 
 /**
  * A loopback port nobody listens on (checked just now), never one handed out before in this
@@ -22,7 +24,7 @@ const handedOut = new Set<number>();
  * and a metrics port). Below the range, only another process's own draw can meet it.
  */
 export async function closedLoopbackPort(): Promise<number> {
-  const firstEphemeral = ephemeralPortRange()[0];
+  firstEphemeral ??= ephemeralPortRange()[0];
   for (;;) {
     const port = firstEphemeral - LOWEST_PORT >= MIN_RANGE ? randomInt(LOWEST_PORT, firstEphemeral) : await kernelPort();
     if (handedOut.has(port) || !(await canListen(port))) continue;

@@ -97,23 +97,18 @@ export function inImmediateTransaction<T>(db: DatabaseSync, work: () => T): T {
 export function inReadTransaction<T>(db: DatabaseSync, work: () => T): T {
   if (db.isTransaction) return work();
   db.exec('BEGIN');
-  try {
-    const result = work();
-    db.exec('COMMIT');
-    return result;
-  } catch (error) {
-    // The work's own error is the one told; ending the transaction cannot mask it.
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
+  return commitOrRollBack(db, work, false);
 }
 
-/** Inside a transaction begun by the caller: `work`, then COMMIT (counted), or ROLLBACK on a throw. */
-function commitOrRollBack<T>(db: DatabaseSync, work: () => T): T {
+/**
+ * Inside a transaction begun by the caller: `work`, then COMMIT (counted as a write transaction
+ * unless `counted` is false), or ROLLBACK on a throw (the work's own error is the one thrown).
+ */
+function commitOrRollBack<T>(db: DatabaseSync, work: () => T, counted = true): T {
   try {
     const result = work();
     db.exec('COMMIT');
-    processMetrics().sqliteTransactions.inc({ database: databaseNameOf(db) });
+    if (counted) processMetrics().sqliteTransactions.inc({ database: databaseNameOf(db) });
     return result;
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
