@@ -80,7 +80,14 @@ describe('sessions shared by three replicas (distributed: NATS + PostgreSQL)', (
     expect(answers.filter((a) => a.status !== 201 && a.status !== 202)).toEqual([]);
     const contacts = [...new Set(answers.map((a) => a.to))];
     const shown = async () => (await Promise.all(contacts.map((c) => sut.emulator.messages(c)))).flat();
-    const received = await eventually(shown, (all) => answers.every((a) => all.some((m) => m.text === a.text)), 60_000);
+    const received = await eventually(shown, (all) => answers.every((a) => all.some((m) => m.text === a.text)), 60_000).catch(async () => {
+      // What the API says of each text missing at its contact (failed, and why; or still pending).
+      const all = await shown();
+      const missing = answers.filter((a) => !all.some((m) => m.text === a.text));
+      const found = await Promise.all(missing.map(async (a) => ({ text: a.text, answered: a.status, now: (await api.get(`/v1/messages/${a.messageId}`)).body?.data })));
+      expect(found).toEqual([]);
+      return all;
+    });
     expect(answers.filter((a) => received.filter((m) => m.text === a.text).length !== 1).map((a) => a.text)).toEqual([]);
     // A send answered 202 (past the deadline) is sent by messaging's retry a little later.
     for (const answer of answers) {

@@ -1,6 +1,6 @@
 import { toServiceCallError } from '@switchboard/bus';
 import type { Bus, BusMessage, BusSubscription } from '@switchboard/bus';
-import { ApiError } from '@switchboard/contracts';
+import { ApiError, notSentError } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/telemetry';
 import type { SessionOwnership } from './ownership.js';
 
@@ -120,8 +120,8 @@ export class SessionRouter {
       if (owner !== 'self' && owner !== 'unknown' && hops < MAX_HOPS) {
         const headers = { ...message.headers, [HOPS_HEADER]: String(hops + 1), [WAIT_HEADER]: String(Math.max(0, Math.round(leftMs))) };
         const reply = await this.forward<T>(owner, verb, { ...message, headers }, Math.max(0, leftMs) + 10_000).catch((error: unknown) => {
-          // The owner left between the lookup and the request: look again.
-          if ((error as { name?: unknown }).name === 'NoResponderError' && !late) return NO_RESPONDER;
+          // The owner left between the lookup and the request: look again (or, late, answer below).
+          if ((error as { name?: unknown }).name === 'NoResponderError') return NO_RESPONDER;
           // The owner's answer as the caller would have had it from the owner itself (code, message, details).
           throw toServiceCallError(error, replicaSubject(owner, verb)) ?? error;
         });
@@ -129,7 +129,7 @@ export class SessionRouter {
       }
       if (late) {
         // Still held by another live replica (forwarded as often as allowed): never acted on here.
-        if (owner !== 'self' && owner !== 'unknown') throw new ApiError('SERVICE_UNAVAILABLE', 'The session is moving between sessions replicas; retry shortly.');
+        if (owner !== 'self' && owner !== 'unknown') throw movingError(verb);
         // Past the deadline without an owner: answered here (not connected here: a retryable refusal).
         return here();
       }
@@ -148,3 +148,13 @@ export class SessionRouter {
 }
 
 const NO_RESPONDER = Symbol('no responder');
+
+/**
+ * A request given up on while its session moves between replicas: nothing was done with it. A send
+ * says so in its own terms (not written to the network), so messaging tries it again under the
+ * same id instead of failing a message it already answered 202 for.
+ */
+function movingError(verb: Exclude<RoutedVerb, 'create'>): ApiError {
+  const message = 'The session is moving between sessions replicas; retry shortly.';
+  return verb === 'send' ? notSentError(message) : new ApiError('SERVICE_UNAVAILABLE', message);
+}
