@@ -93,6 +93,12 @@ export interface Bus {
    * resolves reaches it). NATS wildcards `*` and `>` work on both transports.
    */
   subscribe<T = unknown>(subject: string, handler: BusHandler<T>, options?: SubscribeOptions): Promise<BusSubscription>;
+  /**
+   * Whether a message published on `subject` now could reach anyone: false only when the
+   * transport knows nobody listens (the in-process bus knows every subscriber; over NATS a
+   * listener may be in any process, so always true). A publisher skips work nobody would receive.
+   */
+  mayBeHeard(subject: string): boolean;
   isConnected(): boolean;
   health(): BusHealth;
   /** Stops all subscriptions and the connection; later calls fail with `BusUnavailableError`. */

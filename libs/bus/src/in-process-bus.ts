@@ -101,6 +101,11 @@ export class InProcessBus implements Bus {
   }
 
   /** Every plain subscriber, plus one member of each queue group, as NATS does. */
+  mayBeHeard(subject: string): boolean {
+    const route = this.routes.get(subject) ?? this.cacheRoute(subject);
+    return route.plain.length > 0 || route.groups.length > 0;
+  }
+
   private route(subject: string): LocalSubscription[] {
     const route = this.routes.get(subject) ?? this.cacheRoute(subject);
     const targets = [...route.plain];

@@ -99,6 +99,11 @@ export class NatsBus implements Bus {
     return { subject, unsubscribe };
   }
 
+  /** Listeners may be in any process: only the server knows them. */
+  mayBeHeard(_subject: string): boolean {
+    return true;
+  }
+
   isConnected(): boolean {
     return this.connected && !this.connection.isClosed();
   }

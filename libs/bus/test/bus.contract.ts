@@ -70,6 +70,12 @@ export function busContract(name: string, createFixture: () => Promise<BusFixtur
       await expect(caller.request(subject('gone'), {}, { timeoutMs: 2_000 })).rejects.toBeInstanceOf(NoResponderError);
     });
 
+    it('says a subject someone listens to (through a wildcard too) may be heard', async () => {
+      await responder.subscribe(subject('evt.usage.*'), () => undefined);
+      // Checked from the subscriber's own side, where the in-process bus keeps its subscriptions.
+      expect(responder.mayBeHeard(subject('evt.usage.DailyQuotaReserved'))).toBe(true);
+    });
+
     it('fans a published event out to every subscriber, wildcards included', async () => {
       const received: string[] = [];
       await responder.subscribe(subject('evt.session.SessionConnected'), () => void received.push('projection'));

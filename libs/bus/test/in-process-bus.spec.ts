@@ -17,6 +17,19 @@ describe('InProcessBus', () => {
     expect(order).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
   });
 
+  it('knows when nobody can hear a subject: before anyone subscribes, and after the last one left', async () => {
+    const bus = new InProcessBus();
+    const subject = 'sb.v1.evt.usage.DailyQuotaReserved';
+    expect(bus.mayBeHeard(subject)).toBe(false);
+    const other = await bus.subscribe('sb.v1.evt.account.*', () => undefined);
+    expect(bus.mayBeHeard(subject)).toBe(false);
+    const all = await bus.subscribe('sb.v1.evt.>', () => undefined, { queue: 'audit' });
+    expect(bus.mayBeHeard(subject)).toBe(true);
+    await all.unsubscribe();
+    expect(bus.mayBeHeard(subject)).toBe(false);
+    await other.unsubscribe();
+  });
+
   it('logs a failing event handler instead of failing the publisher', async () => {
     const logged: object[] = [];
     const capture = { error: (fields: object) => void logged.push(fields), warn: () => {}, info: () => {} };

@@ -24,7 +24,7 @@ function setUp() {
   const published: PublishedEvent[] = [];
   void bus.subscribe('sb.v1.evt.account.>', (message) => void published.push(PublishedEvent.parse(message.data)));
   cleanups.push(data.remove, () => store.close(), () => bus.close());
-  const publisher = (replica: string, publishingBus: Pick<InProcessBus, 'publish'> = bus) => {
+  const publisher = (replica: string, publishingBus: Pick<InProcessBus, 'publish' | 'mayBeHeard'> = bus) => {
     const lease = new PublicationLease(join(data.dir, 'publisher.sqlite'), replica, LEASE_MS);
     const started = new EventPublisher({ bus: publishingBus as InProcessBus, store, logger: silentLogger, lease, retryMs: 50 });
     cleanups.push(() => lease.close(), () => started.stop());
@@ -40,7 +40,16 @@ function setUp() {
     return keyId;
   };
   const publishedKeys = () => published.map((event) => (event.data as { keyId: string }).keyId);
-  return { store, publisher, append, publishedKeys };
+  const reserve = async (): Promise<string> => {
+    const accountId = `acc_${ulid()}`;
+    const messageId = `msg_${ulid()}`;
+    await store.append(`usage-${accountId}-2026-11-28`, [{
+      type: 'DailyQuotaReserved', data: { accountId, day: '2026-11-28', messageId, limit: null, reservedAt: new Date().toISOString() },
+      metadata: { ...eventMetadata({ accountId, now: new Date() }), schemaVersion: 1 },
+    }], { expectedRevision: 'any' });
+    return messageId;
+  };
+  return { store, bus, publisher, append, reserve, publishedKeys };
 }
 
 describe('quota event publisher', () => {
@@ -66,6 +75,30 @@ describe('quota event publisher', () => {
     };
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect(reads).toBe(0);
+  });
+
+  it('does not read a category nobody on the in-process bus listens to (usage), and publishes it once someone does', async () => {
+    const { store, bus, publisher, append, reserve, publishedKeys } = setUp();
+    const categoriesRead: (string | undefined)[] = [];
+    const readAll = store.readAll.bind(store);
+    store.readAll = (options) => {
+      categoriesRead.push(options?.category);
+      return readAll(options);
+    };
+    const only = publisher('replica-a');
+    only.start(-1n);
+    await reserve();
+    const keyId = await append();
+    only.wake();
+    await eventually(() => publishedKeys().includes(keyId) || undefined);
+    expect(new Set(categoriesRead)).toEqual(new Set(['account']));
+
+    const reservations: string[] = [];
+    await bus.subscribe('sb.v1.evt.usage.>', (message) => void reservations.push((PublishedEvent.parse(message.data).data as { messageId: string }).messageId));
+    const messageId = await reserve();
+    only.wake();
+    await eventually(() => reservations.includes(messageId) || undefined);
+    expect(reservations).toEqual([messageId]);
   });
 
   it('takes over from a replica that stopped renewing its lease (a crash) and publishes what it left, with no append to wake it', async () => {
@@ -95,6 +128,7 @@ describe('quota event publisher', () => {
         if (refusals-- > 0) throw new Error('bus unavailable');
         return bus.publish(subject, data, options);
       },
+      mayBeHeard: (subject: string) => bus.mayBeHeard(subject),
     };
     const delivered: string[] = [];
     await bus.subscribe('sb.v1.evt.account.>', (message) => void delivered.push((PublishedEvent.parse(message.data).data as { keyId: string }).keyId));
