@@ -78,6 +78,12 @@ export interface CommandOptions<S> {
   maxAttempts?: number;
   /** Folded streams of this aggregate type, kept by the caller across commands. */
   cache?: AggregateCache<S>;
+  /**
+   * The stream should not exist yet (its id was just minted): the first attempt decides on the
+   * fold's initial state without reading, and the append's expected revision (`no_stream`) proves
+   * it. A stream that exists after all fails that append and is read as after any conflict.
+   */
+  fresh?: boolean;
 }
 
 /**
@@ -194,10 +200,12 @@ async function runCommands<S, E extends DomainEvent>(
   stream: string,
   fold: AggregateFold<S, E>,
   commands: readonly Command<S, E>[],
-  { maxAttempts = 10, cache }: CommandOptions<S>,
+  { maxAttempts = 10, cache, fresh = false }: CommandOptions<S>,
 ): Promise<Outcome<E>[]> {
   for (let attempt = 1; ; attempt++) {
-    const cached = attempt === 1 ? cache?.get(stream) : undefined;
+    // Assumed, like a cached state: only an append (or the write mark) vouches for it.
+    const assumed: LoadedAggregate<S> | undefined = fresh ? { state: fold.initial, revision: 'no_stream' } : undefined;
+    const cached = attempt === 1 ? cache?.get(stream) ?? assumed : undefined;
     const { state, revision } = cached ?? (await loadAggregate(store, stream, fold, cache));
     const decided = decideInOrder(commands, state, fold);
     if (cached && decided.outcomes.some((o) => !o.ok || o.events.length === 0) && !cached.mark?.unchanged()) {

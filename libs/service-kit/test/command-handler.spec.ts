@@ -42,6 +42,32 @@ describe('executeCommand', () => {
   });
 });
 
+describe('executeCommand on a stream expected to be new (fresh)', () => {
+  const count = (n: number) => (state: number): Counted[] => (state === 0 ? [{ type: 'Counted', version: 1, data: { n } }] : []);
+
+  it('appends without reading the stream', async () => {
+    const reads = vi.spyOn(store, 'readStream');
+    const result = await executeCommand(store, 'fresh-1', fold, count(5), metadata, { fresh: true });
+    expect(reads).not.toHaveBeenCalled();
+    expect(result).toMatchObject({ state: 5, revision: 0n });
+  });
+
+  it('a stream that exists after all is read and decided on as stored: nothing is appended twice', async () => {
+    await store.append('fresh-2', [{ type: 'Counted', data: { n: 7 } }], { expectedRevision: 'no_stream' });
+    const seen: number[] = [];
+    const result = await executeCommand(store, 'fresh-2', fold, (state) => (seen.push(state), count(5)(state)), metadata, { fresh: true });
+    expect(seen).toEqual([0, 7]);
+    expect(result).toEqual({ state: 7, events: [] });
+    expect((await store.readStream('fresh-2')).map((e) => e.data)).toEqual([{ n: 7 }]);
+  });
+
+  it('a command that decides nothing on the assumed empty stream is decided again on the stored one', async () => {
+    await store.append('fresh-3', [{ type: 'Counted', data: { n: 2 } }], { expectedRevision: 'no_stream' });
+    const result = await executeCommand(store, 'fresh-3', fold, (state) => (state === 0 ? [] : [{ type: 'Counted', version: 1, data: { n: 1 } }]), metadata, { fresh: true });
+    expect(result).toMatchObject({ state: 3, revision: 1n });
+  });
+});
+
 describe('executeCommand with an aggregate cache', () => {
   const count = (n: number) => (): Counted[] => [{ type: 'Counted', version: 1, data: { n } }];
 

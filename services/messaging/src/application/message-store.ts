@@ -74,7 +74,9 @@ export class MessageStore {
     const metadata = eventMetadata({ accountId, correlationId, causationId, now });
     // The content is sealed as it is stored: the account's key must be at hand (loaded once, then kept).
     if (command.type === 'AcceptMessage') await this.facts.keys.sealingKey(accountId);
-    const result = await executeCommand(this.store, messageStream(messageId), this.fold, (state) => decide(full, state), metadata, { cache: this.cache });
+    // An accepted message's id was minted for it: its stream is new unless this is a retry.
+    const options = { cache: this.cache, fresh: command.type === 'AcceptMessage' };
+    const result = await executeCommand(this.store, messageStream(messageId), this.fold, (state) => decide(full, state), metadata, options);
     if (waitVisible && result.position !== undefined && this.runner) await visible(this.runner, result.position);
     return result;
   }
