@@ -165,10 +165,9 @@ export class EventPublisher {
    * (the in-process bus) no service listens to usage events, and reading and publishing every
    * send's reservation took 2.5 % of an embedded send's CPU. Its events up to now are passed over,
    * as if published to nobody: a listener that comes later hears what is appended from then on.
-   * `passedOverUpTo`: the store's head as read for that (undefined when every category is heard);
-   * read before the heard categories are, so an event of theirs below it is in their pages. Only
-   * the in-process bus ever says nobody listens: that is one process on SQLite, where positions
-   * become visible in order.
+   * `passedOverUpTo`: the store's head as read for that (undefined when every category is heard),
+   * read before the heard categories are: every store makes positions visible in order, so an
+   * event of theirs below it is in their pages.
    */
   private async heardCategories(): Promise<{ heard: string[]; passedOverUpTo: bigint | undefined }> {
     const heard = categories.filter(({ subjects }) => subjects.some((subject) => this.options.bus.mayBeHeard(subject))).map(({ category }) => category);
