@@ -32,6 +32,12 @@ function replica(bus: InProcessBus, replicaId: string, ownerOf: () => string) {
   return { router, handled, route, listen: () => router.listen((verb, message) => route(verb as Exclude<RoutedVerb, 'create'>, message)) };
 }
 
+type Replica = ReturnType<typeof replica>;
+interface View {
+  replicaId: string;
+  owner: string;
+}
+
 const request = (subject: string): BusMessage => ({ subject, data: { sessionId: SESSION }, headers: {}, local: true });
 
 /** The failure as messaging's service client sees it (through the bus's error envelope). */
@@ -47,12 +53,17 @@ describe('session router, while a session moves between replicas', () => {
     await Promise.all(buses.splice(0).map((bus) => bus.close()));
   });
 
-  it('two replicas that each think the other holds the session: a send is answered "not sent" past the deadline (messaging retries it), acted on nowhere', async () => {
+  /** Replicas on one bus, each believing `views[i]` of who owns the session; listening on their own subjects. */
+  async function replicas<V extends readonly View[]>(...views: V) {
     const bus = new InProcessBus();
     buses.push(bus);
-    const a = replica(bus, 'rep_a', () => 'rep_b');
-    const b = replica(bus, 'rep_b', () => 'rep_a');
-    await Promise.all([a.listen(), b.listen()]);
+    const started = views.map(({ replicaId, owner }) => replica(bus, replicaId, () => owner));
+    await Promise.all(started.map((r) => r.listen()));
+    return { bus, started: started as { [K in keyof V]: Replica } };
+  }
+
+  it('two replicas that each think the other holds the session: a send is answered "not sent" past the deadline (messaging retries it), acted on nowhere', async () => {
+    const { bus, started: [a, b] } = await replicas({ replicaId: 'rep_a', owner: 'rep_b' }, { replicaId: 'rep_b', owner: 'rep_a' });
 
     const send = await failureOf(a.route('send', request('sb.v1.sessions.send')));
     expect(send.code).toBe('CHAT_NETWORK_ERROR');
@@ -68,10 +79,7 @@ describe('session router, while a session moves between replicas', () => {
   });
 
   it('the owner it names has left the bus: a send waits for a live owner, then is answered "not sent"', async () => {
-    const bus = new InProcessBus();
-    buses.push(bus);
-    const a = replica(bus, 'rep_a', () => 'rep_gone');
-    await a.listen();
+    const { started: [a] } = await replicas({ replicaId: 'rep_a', owner: 'rep_gone' });
 
     const send = await failureOf(a.route('send', request('sb.v1.sessions.send')));
     expect(send.code).toBe('CHAT_NETWORK_ERROR');
@@ -80,11 +88,7 @@ describe('session router, while a session moves between replicas', () => {
   });
 
   it('once the views agree, the request is handled by the owner alone', async () => {
-    const bus = new InProcessBus();
-    buses.push(bus);
-    const a = replica(bus, 'rep_a', () => 'rep_b');
-    const b = replica(bus, 'rep_b', () => 'self');
-    await Promise.all([a.listen(), b.listen()]);
+    const { started: [a, b] } = await replicas({ replicaId: 'rep_a', owner: 'rep_b' }, { replicaId: 'rep_b', owner: 'self' });
 
     await expect(a.route('send', request('sb.v1.sessions.send'))).resolves.toEqual({ handledBy: 'rep_b' });
     expect(a.handled).toEqual([]);
