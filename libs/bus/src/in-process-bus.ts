@@ -100,12 +100,13 @@ export class InProcessBus implements Bus {
     this.routes.clear();
   }
 
-  /** Every plain subscriber, plus one member of each queue group, as NATS does. */
+  /** Whether anyone in this process subscribes to `subject` now (the bus knows every subscriber). */
   mayBeHeard(subject: string): boolean {
     const route = this.routes.get(subject) ?? this.cacheRoute(subject);
     return route.plain.length > 0 || route.groups.length > 0;
   }
 
+  /** Every plain subscriber, plus one member of each queue group, as NATS does. */
   private route(subject: string): LocalSubscription[] {
     const route = this.routes.get(subject) ?? this.cacheRoute(subject);
     const targets = [...route.plain];
