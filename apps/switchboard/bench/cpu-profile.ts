@@ -59,20 +59,25 @@ export class InspectorProfiler {
   }
 }
 
-/** The functions with the most self time, as `share% name file:line`, idle excluded. */
-export function topFunctions(profile: CpuProfile, count: number): string[] {
+/**
+ * The functions with the most self time, as `share% name file:line`, idle excluded. Each sample
+ * counts once (one sampling interval): weighing it by the time since the previous sample gave
+ * the whole wait in `epoll` to whatever ran first after it (a socket's write callback showed as
+ * 7.3 % of an embedded send at 16 in flight, 0.1 % by count).
+ */
+export function topFunctions(profile: Pick<CpuProfile, 'nodes' | 'samples'>, count: number): string[] {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
+  for (const id of profile.samples) {
     const frame = byId.get(id)!.callFrame;
-    if (frame.functionName === '(idle)') return;
+    if (frame.functionName === '(idle)') continue;
     const file = frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/(apps|services|libs|tools)\//, '$1/');
     const name = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
-    self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  });
+    self.set(name, (self.get(name) ?? 0) + 1);
+  }
   const busy = [...self.values()].reduce((a, b) => a + b, 0);
   return [...self]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
-    .map(([name, time]) => `${((100 * time) / busy).toFixed(1).padStart(5)}% ${name}`);
+    .map(([name, samples]) => `${((100 * samples) / busy).toFixed(1).padStart(5)}% ${name}`);
 }
