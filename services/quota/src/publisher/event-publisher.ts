@@ -49,9 +49,10 @@ export type PassEnd = { kind: 'done' } | { kind: 'retry' } | { kind: 'held-elsew
  */
 export class EventPublisher {
   private position = 0n;
-  /** Per category nobody could hear at the last pass: the store position its events were passed over up to. */
-  private readonly unheardUntil = new Map<string, bigint>();
-  /** How far the last pass with nothing to publish reached (only unheard events up to there), not yet recorded. */
+  /**
+   * How far the last pass with nothing to publish reached (only events nobody could hear up to
+   * there): the next pass reads after it, and it is recorded with the next publish or at stop.
+   */
   private passedOver = -1n;
   private running: Promise<void> | undefined;
   private again = false;
@@ -104,16 +105,16 @@ export class EventPublisher {
   private async pump(): Promise<PassEnd> {
     try {
       for (;;) {
-        const from = this.options.lease ? this.options.lease.acquire() : this.position;
+        const held = this.options.lease ? this.options.lease.acquire() : this.position;
         // Another replica publishes; if it crashed, its lease runs out and this one takes over.
-        if (from === undefined) return { kind: 'held-elsewhere', untilMs: this.options.lease!.heldElsewhereUntilMs };
+        if (held === undefined) return { kind: 'held-elsewhere', untilMs: this.options.lease!.heldElsewhereUntilMs };
+        const from = maxOf(held, this.passedOver);
         const { events: page, complete, passedOverUpTo } = await this.pageAfter(from);
         // What nobody could hear counts as published once nothing heard before it is left.
         const reach = maxOf(page.at(-1)?.position ?? from, complete && passedOverUpTo !== undefined ? passedOverUpTo : from);
         if (page.length === 0) {
-          // Recorded with the next publish, or at stop: a write per pass would cost what not reading saves.
+          // Not recorded now: a write per pass would cost what not reading saves.
           this.passedOver = reach;
-          if (!this.options.lease) this.position = reach;
           return { kind: 'done' };
         }
         for (const event of page) await this.publish(event);
@@ -150,10 +151,7 @@ export class EventPublisher {
    */
   private async pageAfter(from: bigint): Promise<{ events: RecordedEvent[]; complete: boolean; passedOverUpTo: bigint | undefined }> {
     const { heard, passedOverUpTo } = await this.heardCategories();
-    const pages = await Promise.all(heard.map((category) => {
-      const after = maxOf(from, this.unheardUntil.get(category) ?? -1n);
-      return this.options.store.readAll({ category, fromPosition: after + 1n, maxCount: pageSize });
-    }));
+    const pages = await Promise.all(heard.map((category) => this.options.store.readAll({ category, fromPosition: from + 1n, maxCount: pageSize })));
     const cutoff = pages.filter((p) => p.length === pageSize).map((p) => p.at(-1)!.position);
     const limit = cutoff.length === 0 ? undefined : cutoff.reduce((a, b) => (a < b ? a : b));
     const events = pages.flat().filter((e) => limit === undefined || e.position <= limit).sort((a, b) => (a.position < b.position ? -1 : 1));
@@ -172,9 +170,7 @@ export class EventPublisher {
   private async heardCategories(): Promise<{ heard: string[]; passedOverUpTo: bigint | undefined }> {
     const heard = categories.filter(({ subjects }) => subjects.some((subject) => this.options.bus.mayBeHeard(subject))).map(({ category }) => category);
     if (heard.length === categories.length) return { heard, passedOverUpTo: undefined };
-    const head = (await this.options.store.lastPosition()) ?? -1n;
-    for (const { category } of categories) if (!heard.includes(category)) this.unheardUntil.set(category, head);
-    return { heard, passedOverUpTo: head };
+    return { heard, passedOverUpTo: (await this.options.store.lastPosition()) ?? -1n };
   }
 }
 
