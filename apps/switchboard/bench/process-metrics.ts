@@ -117,14 +117,17 @@ export async function soak(baseUrl: string, count: number, inFlight: number, sen
   const seconds = (performance.now() - started) / 1000;
   const live = fullGcs.gcs.slice(gcsBefore);
   const [first, last] = [live[0], live.at(-1)];
-  const span = first && last ? last.afterSends - first.afterSends : 0;
+  // The bounded caches fill in the first thousands of sends: the second half shows what keeps growing.
+  const halfway = live.find((gc) => gc.afterSends >= count / 2);
+  const growth = (from: typeof first) => (from && last && last.afterSends > from.afterSends ? +(((last.liveMb - from.liveMb) * 1024) / (last.afterSends - from.afterSends)).toFixed(3) : null);
   return {
     sends: count,
     perSecond: Math.round(count / seconds),
     fullGcs: live.length,
     liveHeapAfterFirstFullGcMb: first?.liveMb ?? null,
     liveHeapAfterLastFullGcMb: last?.liveMb ?? null,
-    liveGrowthKbPerMessage: first && last && span > 0 ? +(((last.liveMb - first.liveMb) * 1024) / span).toFixed(2) : null,
+    liveGrowthKbPerMessage: growth(first),
+    liveGrowthKbPerMessageSecondHalf: growth(halfway),
     liveHeapAfterFullGcs: live.map((gc) => `${gc.liveMb} MB after ${gc.afterSends}`),
     heapUsedScrapedMb: scraped,
   };

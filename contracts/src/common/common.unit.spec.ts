@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_IDS } from '../examples/ids.js';
-import { AccountId, ID_PREFIX, KeyId, MessageId, SessionId } from './ids.js';
+import { AccountId, ID_PREFIX, KeyId, MessageId, mintedAtOf, SessionId } from './ids.js';
 import { Phone } from './phone.js';
 import { PLAN_LIMITS, Plan } from './plans.js';
 import { nextUtcMidnight, utcDayOf } from './time.js';
@@ -33,6 +33,12 @@ describe('ids', () => {
     expect(ID_PREFIX).toEqual({ session: 'ses_', message: 'msg_', account: 'acc_', key: 'key_', webhook: 'wh_' });
   });
 
+  it('say when they were minted, and nothing for one without a ULID', () => {
+    expect(mintedAtOf('msg_01JD8Z7A1B2C3D4E5F6G7H8J9K')).toBe(Date.parse('2024-11-22T03:39:03.083Z'));
+    expect(mintedAtOf('acc_01JD8Z7A1B2C3D4E5F6G7H8J9K')).toBe(Date.parse('2024-11-22T03:39:03.083Z'));
+    expect(mintedAtOf('msg_short')).toBeNull();
+    expect(mintedAtOf('msg_01JD8Z7A!B2C3D4E5F6G7H8J9K')).toBeNull();
+  });
   it('shows an example in the message', () => {
     expect(SessionId.safeParse('x').error?.issues[0]?.message).toContain('"ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R"');
   });

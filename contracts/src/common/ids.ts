@@ -1,3 +1,4 @@
+import { decodeTime } from 'ulid';
 import { z } from 'zod';
 
 /**
@@ -15,6 +16,18 @@ export const ID_PREFIX = {
   webhook: 'wh_',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
+
+/**
+ * When a prefixed id (`msg_…`, `acc_…`) was minted, in epoch ms, read from its ULID; null for an
+ * id that does not end in one.
+ */
+export function mintedAtOf(id: string): number | null {
+  try {
+    return decodeTime(id.slice(-26));
+  } catch {
+    return null;
+  }
+}
 
 /** Matches `<prefix><ULID>` for one kind of id. */
 export function idPattern(kind: IdKind): RegExp {

@@ -5,6 +5,7 @@ import { usageStream } from '@switchboard/contracts';
 import { SqliteEventStore } from '@switchboard/eventstore';
 import type { EventStore, ReadStreamOptions } from '@switchboard/eventstore';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ulid } from 'ulid';
 import { QuotaCommands } from './quota-core.js';
 
 const dirs: string[] = [];
@@ -56,5 +57,35 @@ describe('daily usage in memory', () => {
     expect((await quota.refundDaily(accountId, msg(1), '2026-11-21')).refunded).toBe(true);
     expect(readsOfYesterday()).toBe(2);
     expect((await quota.refundDaily(accountId, msg(1), '2026-11-21')).refunded).toBe(false);
+  });
+
+  it('holds a busy day\'s recent message ids only, and still counts each id once: an older one is looked up in its stream', async () => {
+    const { store, reads } = countingStore();
+    const now = new Date('2026-11-21T12:00:00.000Z');
+    const quota = new QuotaCommands(store, { now: () => now }, noWait, { unitsKept: 2 });
+    const { accountId } = await quota.openAccount({ plan: 'basic' });
+    const today = usageStream(accountId, '2026-11-21');
+    const readsOfToday = () => reads.filter((stream) => stream === today).length;
+    const minted = (n: number) => `msg_${ulid(now.getTime() + n * 1_000)}`;
+    const ids = [1, 2, 3, 4, 5, 6].map(minted);
+    for (const id of ids) await quota.reserveDaily(accountId, id);
+    const afterReservations = readsOfToday();
+
+    // A new message is counted on the state in memory, without a read.
+    expect(await quota.reserveDaily(accountId, minted(7))).toMatchObject({ used: 7 });
+    expect(readsOfToday()).toBe(afterReservations);
+    // The first message was let go: its retried reservation reads the stream, and takes nothing.
+    expect(await quota.reserveDaily(accountId, ids[0]!)).toMatchObject({ used: 7 });
+    expect(readsOfToday()).toBeGreaterThan(afterReservations);
+    // Its refund returns the unit once.
+    expect((await quota.refundDaily(accountId, ids[1]!, '2026-11-21')).refunded).toBe(true);
+    expect((await quota.refundDaily(accountId, ids[1]!, '2026-11-21')).refunded).toBe(false);
+    expect(await quota.reserveDaily(accountId, ids[1]!)).toMatchObject({ used: 6 });
+
+    // After a restart the fold of the whole day lets go the same way, and counts the same.
+    const restarted = new QuotaCommands(store, { now: () => now }, noWait, { unitsKept: 2 });
+    expect(await restarted.reserveDaily(accountId, ids[2]!)).toMatchObject({ used: 6 });
+    expect((await restarted.refundDaily(accountId, ids[0]!, '2026-11-21')).refunded).toBe(true);
+    expect(await restarted.reserveDaily(accountId, minted(8))).toMatchObject({ used: 6 });
   });
 });

@@ -4,7 +4,7 @@ import type {
   Plan, ReleaseSessionReply, ReserveSessionReply, SessionSlotRequest, UsageEvent,
 } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
-import { AggregateCache, CommandQueue, eventMetadata, ulid } from '@switchboard/service-kit';
+import { AggregateCache, CommandQueue, eventMetadata, toRawEvent, ulid } from '@switchboard/service-kit';
 import type { QueuedCommandResult } from '@switchboard/service-kit';
 import { decide as decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
@@ -12,9 +12,9 @@ import { AccountIsClosed, AccountNotFound } from '../account/errors.js';
 import { evolve as evolveAccount } from '../account/evolve.js';
 import { initialState as initialAccount } from '../account/state.js';
 import type { Account } from '../account/state.js';
-import { decide as decideUsage, resetsAtOf } from '../usage/decide.js';
-import type { UsageCommand } from '../usage/decide.js';
-import { evolve as evolveUsage } from '../usage/evolve.js';
+import { decide as decideUsage, EarlierUnitNeeded, resetsAtOf } from '../usage/decide.js';
+import type { EarlierUnit, UsageCommand } from '../usage/decide.js';
+import { evolveKeeping, UNITS_KEPT } from '../usage/evolve.js';
 import { initialState as initialUsage, usedUnits } from '../usage/state.js';
 import type { DailyUsageState } from '../usage/state.js';
 import type { Clock } from './clock.js';
@@ -37,6 +37,11 @@ const DAY_MS = 86_400_000;
 
 type Parse<E> = (raw: Parameters<typeof quotaEventParser.parse>[0]) => E;
 
+export interface QuotaCommandsOptions {
+  /** Message ids a day's usage state holds at least (`UNITS_KEPT`; tests make it small). */
+  unitsKept?: number;
+}
+
 /**
  * The quota commands that write: accounts and keys, session slots, daily units. Each is the
  * handler loop over one stream; the plan in force is read from the account stream itself at each
@@ -50,10 +55,13 @@ export class QuotaCommands {
   /** The UTC day of the latest reservation and the day before it (worked out once a day). */
   private days = { today: '', yesterday: '' };
 
-  constructor(store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync) {
+  private readonly usageFold;
+
+  constructor(private readonly store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync, options: QuotaCommandsOptions = {}) {
     const parse = quotaEventParser.parse;
     this.accounts = new CommandQueue(store, { initial: initialAccount, evolve: evolveAccount, parse: parse as Parse<AccountEvent> }, { cache: new AggregateCache(CACHED_STREAMS) });
-    this.usage = new CommandQueue(store, { initial: initialUsage, evolve: evolveUsage, parse: parse as Parse<UsageEvent> }, { cache: this.usageCache });
+    this.usageFold = { initial: initialUsage, evolve: evolveKeeping(options.unitsKept ?? UNITS_KEPT), parse: parse as Parse<UsageEvent> };
+    this.usage = new CommandQueue(store, this.usageFold, { cache: this.usageCache });
   }
 
   now(): Date {
@@ -101,18 +109,17 @@ export class QuotaCommands {
     const day = utcDayOf(now);
     const limit = PLAN_LIMITS[plan].messagesPerDay;
     const command: UsageCommand = { type: 'ReserveUnit', accountId, day, messageId, limit, now };
-    // A day's state holds every message id of that day (reserving and refunding are idempotent by
-    // id): once the account reserves on a new day, the day before leaves the cache, so memory holds
-    // one day per account (a late refund of that day reads its stream again).
+    // Once the account reserves on a new day, the day before leaves the cache, so memory holds one
+    // day per account (a late refund of that day reads its stream again).
     this.usageCache.delete(usageStream(accountId, this.dayBefore(day)));
-    const { view: used } = await this.onUsage(accountId, day, ctx, (state) => decideUsage(command, state));
+    const { view: used } = await this.onUnit(command, ctx);
     return { day, limit, used, remaining: limit === null ? null : Math.max(0, limit - used), resetsAt: resetsAtOf(day) };
   }
 
   async refundDaily(accountId: AccountId, messageId: string, day: string, ctx: CallContext = {}): Promise<RefundDailyReply> {
     await this.accountSummary(accountId);
     const command: UsageCommand = { type: 'RefundUnit', accountId, day, messageId, now: this.clock.now() };
-    const result = await this.onUsage(accountId, day, ctx, (state) => decideUsage(command, state));
+    const result = await this.onUnit(command, ctx);
     return { refunded: result.events.length > 0 };
   }
 
@@ -131,10 +138,27 @@ export class QuotaCommands {
     return result;
   }
 
-  private async onUsage(accountId: AccountId, day: string, ctx: CallContext, decide: (s: DailyUsageState) => UsageEvent[]) {
-    const result = await this.usage.execute(usageStream(accountId, day), decide, usedUnits, () => this.metadata(accountId, ctx));
+  /**
+   * Reserving and refunding are idempotent by message id. A day's state holds its recent ids only
+   * (`evolve`): for an older one it let go, what its stream says is looked up and decided on.
+   */
+  private async onUnit(command: UsageCommand, ctx: CallContext) {
+    const stream = usageStream(command.accountId, command.day);
+    const execute = (decide: (s: DailyUsageState) => UsageEvent[]) => this.usage.execute(stream, decide, usedUnits, () => this.metadata(command.accountId, ctx));
+    const result = await execute((state) => decideUsage(command, state)).catch(async (error: unknown) => {
+      if (!(error instanceof EarlierUnitNeeded)) throw error;
+      const earlier = await this.earlierUnit(stream, command.messageId);
+      return execute((state) => decideUsage({ ...command, earlier }, state));
+    });
     if (result.position !== undefined) await this.sync.usage(result.position);
     return result;
+  }
+
+  /** The unit of `messageId` as its day's stream has it: its own events folded. */
+  private async earlierUnit(stream: string, messageId: string): Promise<EarlierUnit> {
+    const own = (await this.store.readStream(stream)).filter((r) => (r.data as { messageId?: unknown }).messageId === messageId);
+    const state = own.reduce((s, r) => this.usageFold.evolve(s, this.usageFold.parse(toRawEvent(r))), initialUsage);
+    return state.status === 'counting' ? state.units.get(messageId) ?? 'none' : 'none';
   }
 
   private dayBefore(day: string): string {

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { UsageEvent } from '@switchboard/contracts';
 import { DailyMessageLimitReached } from '../account/errors.js';
 import { specFor } from '@switchboard/service-kit/testing';
-import { decide, resetsAtOf } from './decide.js';
-import type { UsageCommand } from './decide.js';
-import { evolve } from './evolve.js';
+import { encodeTime } from 'ulid';
+import { decide, EarlierUnitNeeded, resetsAtOf } from './decide.js';
+import type { EarlierUnit, UsageCommand } from './decide.js';
+import { evolve, evolveKeeping } from './evolve.js';
 import { initialState } from './state.js';
 import type { DailyUsageState } from './state.js';
 
@@ -13,7 +14,9 @@ const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
 const day = '2026-11-21';
 const now = new Date('2026-11-21T23:59:59.999Z');
 const at = now.toISOString();
-const msg = (n: number) => `msg_01JD8Z7A1B2C3D4E5F6G7H${String(n).padStart(4, '0')}`;
+/** Message n, minted n seconds after noon of the day (ids carry their minting time). */
+const mintedAt = (n: number) => Date.parse('2026-11-21T12:00:00.000Z') + n * 1_000;
+const msg = (n: number) => `msg_${encodeTime(mintedAt(n), 10)}${'0'.repeat(16)}`;
 const reservedEv = (n: number, limit: number | null = 50): UsageEvent => ({
   type: 'DailyQuotaReserved', version: 1, data: { accountId, day, messageId: msg(n), limit, reservedAt: at },
 });
@@ -63,5 +66,39 @@ describe('daily message units', () => {
     given([]).when(reserve(1)).then([reservedEv(1)]);
     expect(resetsAtOf('2026-12-31')).toBe('2027-01-01T00:00:00.000Z');
     expect(resetsAtOf('2026-02-28')).toBe('2026-03-01T00:00:00.000Z');
+  });
+});
+
+describe('a busy day in bounded memory', () => {
+  // Holding 2 ids at least: at 5 held, the 3 seen first are let go.
+  const keepingTwo = specFor<UsageCommand, DailyUsageState, UsageEvent>({ decide, evolve: evolveKeeping(2), initial: initialState });
+  const fiveReserved = [1, 2, 3, 4, 5].map((n) => reservedEv(n));
+  const told = (command: UsageCommand, earlier: EarlierUnit): UsageCommand => ({ ...command, earlier });
+
+  it('lets the ids seen first go and still counts every unit', () => {
+    keepingTwo(fiveReserved).when(reserve(6)).thenState({ status: 'counting', used: 6, forgottenThrough: mintedAt(3) });
+    const state = fiveReserved.reduce(evolveKeeping(2), initialState);
+    expect(state.status === 'counting' && [...state.units.keys()]).toEqual([msg(4), msg(5)]);
+  });
+  it('reserves an id minted after every forgotten one without asking the stream', () => {
+    keepingTwo(fiveReserved).when(reserve(6)).then([reservedEv(6)]);
+  });
+  it('asks what the stream says of an id it may have let go, and decides on the answer', () => {
+    keepingTwo(fiveReserved).when(reserve(2)).thenThrows(EarlierUnitNeeded);
+    keepingTwo(fiveReserved).when(refund(1)).thenThrows(EarlierUnitNeeded);
+    keepingTwo(fiveReserved).when(told(reserve(2), 'reserved')).then([]);
+    keepingTwo(fiveReserved).when(told(reserve(2), 'refunded')).then([]);
+    keepingTwo(fiveReserved).when(told(refund(1), 'reserved')).then([refundedEv(1)]);
+    keepingTwo(fiveReserved).when(told(refund(1), 'refunded')).then([]);
+    // Minted before the forgotten ones but never reserved (a retry after a crash before quota).
+    keepingTwo(fiveReserved).when(told(reserve(2.5), 'none')).then([reservedEv(2.5)]);
+  });
+  it('trusts what it holds over the answer it was given', () => {
+    keepingTwo(fiveReserved).when(told(reserve(5), 'none')).then([]);
+  });
+  it('keeps the limit over forgotten units', () => {
+    const fullDay = [1, 2, 3, 4, 5].map((n) => reservedEv(n, 5));
+    keepingTwo(fullDay).when(reserve(6, 5)).thenThrows(DailyMessageLimitReached, { details: { limit: 5, used: 5 } });
+    keepingTwo([...fullDay, refundedEv(1)]).when(reserve(6, 5)).then([reservedEv(6, 5)]);
   });
 });
