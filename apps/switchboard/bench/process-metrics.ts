@@ -47,7 +47,10 @@ export async function ownCpuPerTask<T>(tasks: number, run: () => Promise<T>) {
 
 const COUNTED = /^(switchboard_bus_request_duration_seconds_count|switchboard_eventstore_append_duration_seconds_count|switchboard_sqlite_transactions_total)\{(.*)\} (\d+)$/;
 
-/** Bus requests, appends and SQLite transactions so far, from /metrics, summed by kind. */
+/**
+ * Bus requests, appends and SQLite transactions so far, from /metrics, summed by kind; the
+ * transactions also by database (`sqliteTransactions.<database>`), to show where they come from.
+ */
 async function workCounts(baseUrl: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const counts: Record<string, number> = { busRequests: 0, appends: 0, sqliteTransactions: 0 };
@@ -56,6 +59,8 @@ async function workCounts(baseUrl: string): Promise<Record<string, number>> {
     if (!match) continue;
     const kind = match[1]!.startsWith('switchboard_bus') ? 'busRequests' : match[1]!.startsWith('switchboard_eventstore') ? 'appends' : 'sqliteTransactions';
     counts[kind]! += Number(match[3]);
+    const database = kind === 'sqliteTransactions' ? /database="([^"]*)"/.exec(match[2]!)?.[1] : undefined;
+    if (database !== undefined) counts[`${kind}.${database}`] = (counts[`${kind}.${database}`] ?? 0) + Number(match[3]);
   }
   return counts;
 }

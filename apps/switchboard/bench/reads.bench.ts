@@ -15,13 +15,11 @@
  * `message,session,sessionList,healthz` (default all). BENCH_NODE_OPTIONS: NODE_OPTIONS for
  * the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
+import { startBareFastify } from './bare-fastify-process.js';
 import { processCpuMs } from './process-metrics.js';
 
 const SECONDS = Number(process.env['BENCH_READ_SECONDS'] ?? 5);
@@ -103,15 +101,9 @@ async function bodiesOf(sut: SwitchboardUnderTest, paths: Record<string, string>
   return bodies;
 }
 
-/** The bare app in its own process, serving `bodies`, its handler burning `workUs` of CPU per request. */
-async function startBareFastify(bodies: Record<string, unknown>, workUs = 0) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-fastify.js', import.meta.url))], {
-    env: { ...process.env, BARE_FASTIFY_BODIES: JSON.stringify(bodies), BARE_FASTIFY_WORK_US: String(workUs) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const [line] = (await once(child.stdout, 'data')) as [Buffer];
-  const { port } = JSON.parse(line.toString()) as { port: number };
-  return { target: { url: `http://127.0.0.1:${port}`, headers: {}, pids: [child.pid!] }, stop: () => child.kill('SIGTERM') };
+/** The bare app as a load target (its own process's CPU beside it). */
+function bareTarget(bare: { url: string; pid: number }): Target {
+  return { url: bare.url, headers: {}, pids: [bare.pid] };
 }
 
 /** The bare app with `workUs` of CPU per request in its handler, against the bare app as it is, on `path`. */
@@ -119,9 +111,9 @@ async function calibration(mode: Mode, bodies: Record<string, unknown>, path: st
   const working = await startBareFastify(bodies, workUs);
   try {
     const rows: Record<string, unknown>[] = [];
-    await load(working.target, path);
+    await load(bareTarget(working), path);
     for (let round = 1; round <= ROUNDS; round++) {
-      const ours = await load(working.target, path);
+      const ours = await load(bareTarget(working), path);
       const theirs = await load(bare, path);
       // The same bodies and path as the message lookup; only the handler's work differs.
       rows.push({ mode, endpoint: `bare+${workUs}µs`, round, workingBare: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
@@ -148,11 +140,11 @@ async function measure(mode: Mode) {
         await load(switchboard, path); // warm-up: JIT, caches
         for (let round = 1; round <= ROUNDS; round++) {
           const ours = await load(switchboard, path);
-          const theirs = await load(bare.target, path);
+          const theirs = await load(bareTarget(bare), path);
           rows.push({ mode, endpoint, round, switchboard: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
         }
       }
-      if (ENDPOINTS.includes('message')) for (const workUs of CALIBRATION_US) rows.push(...(await calibration(mode, bodies, paths['message']!, bare.target, workUs)));
+      if (ENDPOINTS.includes('message')) for (const workUs of CALIBRATION_US) rows.push(...(await calibration(mode, bodies, paths['message']!, bareTarget(bare), workUs)));
       return rows;
     } finally {
       bare.stop();

@@ -26,6 +26,9 @@
  * what the receipts of a send cost beside one with them.
  * BENCH_PROFILE_DIR: also profile every process under test over each measured window
  * (`<mode>-<sequential|concurrent>-<process>.cpuprofile`, its top functions printed).
+ * Sends go through a lean keep-alive `node:http` client (`json-client.ts`); `bareHttp` is the same
+ * client's exchange with a bare fastify app answering the same request with a send's reply body:
+ * the part of the API overhead that any HTTP API pays.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +38,8 @@ import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
 import type { Addressing } from '@switchboard/chat-emulator';
 import { FullGcLog, ownCpuPerTask, processCpuMs, serverCpuPerTask, soak, workPerTask } from './process-metrics.js';
 import { InspectorProfiler } from './cpu-profile.js';
+import { startBareFastify } from './bare-fastify-process.js';
+import { JsonClient } from './json-client.js';
 import { linkRawBaileys, sendUntilAcked } from './raw-baileys.js';
 import { runLoad } from './stats.js';
 
@@ -79,6 +84,23 @@ async function rawBaileys() {
   }
 }
 
+const SEND_PATH = '/v1/messages/text';
+const SENT_REPLY = { data: { messageId: 'msg_01JD8Z7A1B2C3D4E5F6G7H8J9K', status: 'sent', timestamp: '2026-11-29T05:00:00.000Z' } };
+
+/** The send client's exchange with a bare fastify app: the same request, a send's reply body. */
+async function bareHttp() {
+  const bare = await startBareFastify({ [SEND_PATH]: SENT_REPLY });
+  const client = new JsonClient(bare.url, { authorization: 'Bearer sbk_bench' });
+  try {
+    const send = async (i: number) => void (await client.post(SEND_PATH, { sessionId: 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R', to: CONTACT, text: `pipeline ${i}` }));
+    await runLoad(50, 1, send);
+    results['bareHttp'] = { sequential: await runLoad(SENDS, 1, send) };
+  } finally {
+    client.close();
+    bare.stop();
+  }
+}
+
 /** A session of `sut` linked as `phone`, and a text send through it. */
 async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
   const api = new ApiClient(sut.url, sut.apiKey);
@@ -86,12 +108,14 @@ async function linkedSender(sut: SwitchboardUnderTest, phone: string) {
   await sut.emulator.scan(created.body.data.qrCode, phone);
   const sessionId = created.body.data.sessionId as string;
   await eventually(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body?.data?.status === 'connected');
+  const client = new JsonClient(sut.url, { authorization: `Bearer ${sut.apiKey}` });
   const sender = {
     api,
     send: async (i: number) => {
-      const sent = await api.post('/v1/messages/text', { sessionId, to: CONTACT, text: `pipeline ${i}` });
+      const sent = await client.post(SEND_PATH, { sessionId, to: CONTACT, text: `pipeline ${i}` });
       if (sent.status !== 201) throw new Error(`send answered ${sent.status}: ${JSON.stringify(sent.body)}`);
     },
+    close: () => client.close(),
   };
   return sender;
 }
@@ -141,6 +165,7 @@ async function pipeline(mode: Mode, addressing: Addressing) {
     const sequential = await measured(() => profiled('sequential', () => runLoad(SENDS, 1, sender.send)));
     const concurrent = await measured(() => profiled('concurrent', () => runLoad(SENDS, CONCURRENCY, sender.send)));
     results[resultKey(mode, addressing)] = { addressing, sequential, concurrent };
+    sender.close();
   } finally {
     for (const { profiler } of profilers) profiler.close();
     await sut.close();
@@ -163,6 +188,7 @@ async function embeddedSoak() {
     const sender = await linkedSender(sut, '15557770003');
     await runLoad(50, 1, sender.send);
     results['embeddedSoak'] = { inFlight: CONCURRENCY, ...(await soak(sut.url, SOAK, CONCURRENCY, sender.send, fullGcs)) };
+    sender.close();
   } finally {
     await sut.close();
     await emulator.stop();
@@ -170,6 +196,7 @@ async function embeddedSoak() {
 }
 
 await rawBaileys();
+await bareHttp();
 for (const mode of MODES) for (const addressing of ADDRESSING) await pipeline(mode, addressing);
 if (SOAK > 0) await embeddedSoak();
 
@@ -177,6 +204,7 @@ type Figures = { perSecond: number; p50Ms: number; p99Ms: number };
 type Pair = { sequential: Figures; concurrent: Figures };
 const raw = results['rawBaileys'] as Pair;
 const acked = results['rawBaileysAcked'] as Pair;
+const bareExchange = (results['bareHttp'] as { sequential: Figures }).sequential;
 const ratio = (a: number, b: number) => +(a / b).toFixed(2);
 const minus = (a: number, b: number) => +(a - b).toFixed(2);
 for (const key of MODES.flatMap((mode) => ADDRESSING.map((addressing) => resultKey(mode, addressing)))) {
@@ -188,6 +216,8 @@ for (const key of MODES.flatMap((mode) => ADDRESSING.map((addressing) => resultK
     sequentialVsRawBaileysAcked: ratio(m.sequential.perSecond, acked.sequential.perSecond),
     concurrentVsRawBaileysAcked: ratio(m.concurrent.perSecond, acked.concurrent.perSecond),
     apiOverheadOverAckedP50Ms: minus(m.sequential.p50Ms, acked.sequential.p50Ms),
+    // Of which a bare HTTP exchange with the same client, which any HTTP API pays.
+    bareHttpExchangeP50Ms: bareExchange.p50Ms,
   };
 }
 console.log(JSON.stringify(results, null, 2));
