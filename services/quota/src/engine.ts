@@ -54,7 +54,7 @@ export async function openQuotaEngine(options: QuotaEngineOptions): Promise<Quot
   await waitUntil(() => (accounts.caughtUp() && usage.caughtUp()) || failedOf(accounts, usage) !== undefined);
   const failure = failedOf(accounts, usage);
   if (failure !== undefined) throw failure;
-  const sync = { accounts: (p: bigint) => accounts.waitForPosition(p), usage: (p: bigint) => usage.waitForPosition(p) };
+  const sync = { accounts: (p: bigint) => accounts.waitForPosition(p) };
   const commands = new QuotaCommands(store, options.clock ?? systemClock, sync);
   /** Waits until both read models show everything the store holds now (whoever wrote it). */
   const catchUp = async (scope: 'accounts' | 'all'): Promise<void> => {

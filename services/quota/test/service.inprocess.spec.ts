@@ -194,6 +194,15 @@ describe('closing an account', () => {
 });
 
 describe('limits', () => {
+  it('shows each unit to the next read at once: reads catch up with the store, a reservation does not wait for the read model', async () => {
+    const { bus } = await start();
+    const acme = await openAccount(bus, 'basic');
+    for (let i = 1; i <= 3; i++) {
+      await call(bus, Q.reserveDaily, { accountId: acme.accountId, messageId: messageId(i) });
+      expect((await call(bus, Q.accounts.get, { accountId: acme.accountId })).messagesToday).toBe(i);
+    }
+  });
+
   it('grants exactly the 7 units left to 30 simultaneous sends', async () => {
     const { bus } = await start();
     const acme = await openAccount(bus, 'free');

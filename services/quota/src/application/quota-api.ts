@@ -14,8 +14,8 @@ import type { CallContext, QuotaCommands } from './quota-core.js';
 
 /**
  * One method per `QuotaSubjects` entry, taking and returning the contract types. The Nest
- * handlers and the CLI's embedded mode both call it. Queries answer from the read model; writes
- * return once the read model shows them.
+ * handlers and the CLI's embedded mode both call it. Queries answer from the read model, caught up
+ * with the store's head first; account writes also return once the read model shows them.
  */
 export class QuotaApi {
   /**

@@ -30,7 +30,7 @@ function countingStore(): { store: EventStore; reads: string[] } {
   return { store, reads };
 }
 
-const noWait = { accounts: async () => undefined, usage: async () => undefined };
+const noWait = { accounts: async () => undefined };
 const msg = (n: number) => `msg_01JD8Z7A1B2C3D4E5F6G${String(n).padStart(6, '0')}`;
 
 describe('daily usage in memory', () => {

@@ -19,10 +19,13 @@ import { initialState as initialUsage, usedUnits } from '../usage/state.js';
 import type { DailyUsageState } from '../usage/state.js';
 import type { Clock } from './clock.js';
 
-/** Waits until the read models show the event at a position (read-your-writes). */
+/**
+ * Waits until the accounts read model shows the event at a position (read-your-writes: a key
+ * issued is usable at once). Units are not waited for: every read of usage catches up with the
+ * store's head first (`QuotaApi`), so a send does not wait for a read model nobody reads then.
+ */
 export interface ReadModelSync {
   accounts(position: bigint): Promise<void>;
-  usage(position: bigint): Promise<void>;
 }
 
 export interface CallContext {
@@ -145,13 +148,11 @@ export class QuotaCommands {
   private async onUnit(command: UsageCommand, ctx: CallContext) {
     const stream = usageStream(command.accountId, command.day);
     const execute = (decide: (s: DailyUsageState) => UsageEvent[]) => this.usage.execute(stream, decide, usedUnits, () => this.metadata(command.accountId, ctx));
-    const result = await execute((state) => decideUsage(command, state)).catch(async (error: unknown) => {
+    return execute((state) => decideUsage(command, state)).catch(async (error: unknown) => {
       if (!(error instanceof EarlierUnitNeeded)) throw error;
       const earlier = await this.earlierUnit(stream, command.messageId);
       return execute((state) => decideUsage({ ...command, earlier }, state));
     });
-    if (result.position !== undefined) await this.sync.usage(result.position);
-    return result;
   }
 
   /** The unit of `messageId` as its day's stream has it: its own events folded. */
