@@ -136,6 +136,11 @@ export class ProjectionRunner {
     return this.failure;
   }
 
+  /** Whether the event at `position` (or later) is applied. */
+  hasApplied(position: bigint): boolean {
+    return this.applied >= position;
+  }
+
   /** Resolves once the event at `position` (or later) is applied; rejects if the projection stopped. */
   waitForPosition(position: bigint): Promise<void> {
     if (this.applied >= position) return Promise.resolve();

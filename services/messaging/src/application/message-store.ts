@@ -22,15 +22,18 @@ type TimedCommand = MessageCommand extends infer C ? (C extends { now: Date } ? 
 
 /**
  * The `message-msg_…` streams: load a message, or run one command through the handler loop
- * (read, fold, decide, append with the expected revision, retry on conflict). After an append it
- * waits until the status read model shows it, so a lookup right after a reply sees the reply.
- * Folded messages are cached with their revision: a send's later commands append without
+ * (read, fold, decide, append with the expected revision, retry on conflict). A command does not
+ * wait for the read models: a send's reply goes out while they catch up (in the network's wait
+ * for the next one), and a read waits for them instead (`caughtUp`), so a lookup right after a
+ * reply still sees the reply. Folded messages are cached with their revision: a send's later commands append without
  * re-reading the stream, and a load reads only what another writer appended since. Contents are
  * sealed as they are stored and opened as they are read (MessageFacts).
  */
 export class MessageStore {
   private cache = new AggregateCache<Message>(CACHED_MESSAGES);
   readonly fold: AggregateFold<Message, MessageFact>;
+  /** Store position of the latest append made here (-1 for none). */
+  private lastAppended = -1n;
 
   constructor(
     private readonly store: EventStore,
@@ -66,9 +69,6 @@ export class MessageStore {
     /** What this command acts on (`eventRef` of an event, a receipt); the request itself when absent. */
     causationId?: string,
   ): Promise<CommandResult<Message, MessageFact>> {
-    // An accepted message is answered from its stream until the read model has it (see the
-    // lookup), so only later facts wait to be visible: the sent reply must not read as pending.
-    const waitVisible = command.type !== 'AcceptMessage';
     const now = this.clock.now();
     const full = { ...command, now } as MessageCommand;
     const metadata = eventMetadata({ accountId, correlationId, causationId, now });
@@ -77,14 +77,24 @@ export class MessageStore {
     // An accepted message's id was minted for it: its stream is new unless this is a retry.
     const options = { cache: this.cache, fresh: command.type === 'AcceptMessage' };
     const result = await executeCommand(this.store, messageStream(messageId), this.fold, (state) => decide(full, state), metadata, options);
-    if (waitVisible && result.position !== undefined && this.runner) await visible(this.runner, result.position);
+    if (result.position !== undefined && result.position > this.lastAppended) this.lastAppended = result.position;
     return result;
+  }
+
+  /**
+   * Waits until the read models show every append made here, for at most a few seconds: what a
+   * read answers after a reply agrees with that reply (a sent message never reads as pending).
+   * A projection that stopped is /readyz's to report; the read answers with what it has.
+   */
+  caughtUp(): Promise<void> | undefined {
+    if (!this.runner || this.runner.hasApplied(this.lastAppended)) return undefined;
+    return visible(this.runner, this.lastAppended).catch(() => undefined);
   }
 }
 
 /**
  * Waits for the read model to show an append, for at most a few seconds: a stalled projection
- * must not stall sends (the lookup falls back to the stream, and /readyz reports the stall).
+ * must not stall reads (/readyz reports the stall).
  */
 async function visible(runner: ProjectionRunner, position: bigint): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -63,6 +63,7 @@ export class MessagingApi {
    * ago elsewhere); a received one from the history.
    */
   async get(ref: MessageRef): Promise<MessageLookupView> {
+    await this.messages.caughtUp();
     const record = this.statuses.find(ref.accountId, ref.messageId);
     if (record !== null) return { ...record.view, direction: 'out' };
     const received = await this.inbound.history.find(ref.accountId, ref.messageId);
@@ -78,12 +79,14 @@ export class MessagingApi {
   }
 
   /** `sb.v1.messaging.history`: GET /v1/messages. */
-  history(request: HistoryRequest): Promise<ListMessagesResult> {
+  async history(request: HistoryRequest): Promise<ListMessagesResult> {
+    await this.messages.caughtUp();
     return this.inbound.history.list(request);
   }
 
   /** `sb.v1.messaging.media`: where a message's media bytes are. */
-  media(ref: MessageRef): Promise<MessageMediaRef> {
+  async media(ref: MessageRef): Promise<MessageMediaRef> {
+    await this.messages.caughtUp();
     return this.inbound.history.media(ref.accountId, ref.messageId);
   }
 
@@ -98,7 +101,8 @@ export class MessagingApi {
   }
 
   /** `sb.v1.messaging.sentContent`: a sent message by its network id, for a resend the recipient asked for. */
-  sentContent(request: SentContentRequest): Promise<SentContentReply> {
+  async sentContent(request: SentContentRequest): Promise<SentContentReply> {
+    await this.messages.caughtUp();
     return sentContent(request, { messages: this.messages, statuses: this.statuses });
   }
 

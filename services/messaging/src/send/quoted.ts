@@ -15,6 +15,7 @@ export async function resolveQuoted(
   target: { accountId: string; sessionId: string; quotedMessageId: string },
 ): Promise<QuotedRef> {
   const { accountId, sessionId, quotedMessageId } = target;
+  await messages.caughtUp();
   const record = statuses.find(accountId, quotedMessageId);
   if (record !== null) {
     if (record.sessionId !== sessionId || record.networkMessageId === null) throw notFound(quotedMessageId);
