@@ -1,16 +1,11 @@
 import path from 'node:path';
 
 /**
- * Wakes a store's live subscriptions once an append commits. SQLite: appends made in this
+ * Wakes a store's live subscriptions as soon as an append commits. SQLite: appends made in this
  * process on the same file, and other processes' commits as the file system reports them
  * (`sqlite/other-writers.ts`). PostgreSQL: this process's appends, and every other writer's
  * through LISTEN/NOTIFY. Either way it only cuts the latency: a subscription that misses a
  * wake-up still finds the events at its next (slow) poll.
- *
- * The waiters an append concerns are woken at the end of the event-loop turn, not at once: the
- * request that appended goes on first (a send's next step is the network, whose answer the read
- * models can catch up in), and the appends of one turn wake each waiter once. A caller that waits
- * to read what a subscription applies hurries it (`wakeDue`).
  */
 export class AppendNotifier {
   #version = 0;
@@ -19,9 +14,6 @@ export class AppendNotifier {
   /** The version of the last append whose category is not known (another writer's). */
   #unknownVersion = 0;
   readonly #waiters = new Set<Waiter>();
-  /** Waiters an append concerned, not woken yet. */
-  readonly #due = new Set<Waiter>();
-  #wakeScheduled = false;
 
   /**
    * Monotonic counter of the appends that concern `category` (every append when none is given);
@@ -42,20 +34,8 @@ export class AppendNotifier {
     if (category === undefined) this.#unknownVersion = this.#version;
     else this.#categoryVersions.set(category, this.#version);
     for (const waiter of this.#waiters) {
-      if (category === undefined || waiter.category === undefined || waiter.category === category) this.#due.add(waiter);
+      if (category === undefined || waiter.category === undefined || waiter.category === category) waiter.wake();
     }
-    if (this.#due.size > 0 && !this.#wakeScheduled) {
-      this.#wakeScheduled = true;
-      setImmediate(() => {
-        this.#wakeScheduled = false;
-        this.wakeDue();
-      });
-    }
-  }
-
-  /** Wakes now the waiters that appends concerned since they were last woken. */
-  wakeDue(): void {
-    for (const waiter of this.#due) waiter.wake();
   }
 
   /** Resolves on the next append concerning `category` after `seenVersion`, after `timeoutMs`, or on abort. */
@@ -65,7 +45,6 @@ export class AppendNotifier {
       const waiter: Waiter = {
         category,
         wake: () => {
-          this.#due.delete(waiter);
           clearTimeout(timer);
           signal.removeEventListener('abort', waiter.wake);
           this.#waiters.delete(waiter);

@@ -114,11 +114,6 @@ export interface SubscribeOptions {
  */
 export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
   close(): Promise<void>;
-  /**
-   * Reads what was appended now instead of at the end of the event-loop turn: someone waits to
-   * read what this subscription applies (a read-your-writes wait). A no-op where the store pushes.
-   */
-  hurry(): void;
 }
 
 /** What `writeMark` vouches for: taken before a read, it tells whether that read is still the latest. */

@@ -26,12 +26,10 @@ export class PollingSubscription implements Subscription {
   readonly #stop = new AbortController();
   readonly #events: AsyncGenerator<readonly RecordedEvent[], void, undefined>;
   readonly #ended: () => void;
-  readonly #notifier: AppendNotifier;
 
   /** `onEnded` runs once, however the subscription ends (close, abort, `break`). */
   constructor(source: PollingSource, after: bigint, onEnded: () => void, signal?: AbortSignal) {
     const abortFromCaller = (): void => void this.close();
-    this.#notifier = source.notifier;
     let ended = false;
     this.#ended = () => {
       if (ended) return;
@@ -46,10 +44,6 @@ export class PollingSubscription implements Subscription {
 
   [Symbol.asyncIterator](): AsyncIterator<readonly RecordedEvent[]> {
     return this.#events;
-  }
-
-  hurry(): void {
-    this.#notifier.wakeDue();
   }
 
   async close(): Promise<void> {

@@ -9,14 +9,6 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
-/** Whether `promise` has settled once the microtasks queued now ran, before the end of the turn. */
-async function settledWithinTurn(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void promise.then(() => (done = true));
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-  return done;
-}
-
 describe('AppendNotifier', () => {
   const never = new AbortController().signal;
 
@@ -47,19 +39,5 @@ describe('AppendNotifier', () => {
     const seenAll = notifier.version('account');
     notifier.notify();
     expect(await settled(notifier.waitForAppend(seenAll, 60_000, never, 'account'))).toBe(true);
-  });
-
-  it('wakes at the end of the turn, not inside the append (the appender goes on first), unless hurried', async () => {
-    const notifier = new AppendNotifier();
-    const waiting = notifier.waitForAppend(notifier.version('message'), 60_000, never, 'message');
-    notifier.notify('message');
-    expect(await settledWithinTurn(waiting)).toBe(false);
-    expect(await settled(waiting)).toBe(true);
-
-    // A read-your-writes wait hurries what an append made due: woken within the turn.
-    const hurried = notifier.waitForAppend(notifier.version('message'), 60_000, never, 'message');
-    notifier.notify('message');
-    notifier.wakeDue();
-    expect(await settledWithinTurn(hurried)).toBe(true);
   });
 });

@@ -145,8 +145,6 @@ export class ProjectionRunner {
   waitForPosition(position: bigint): Promise<void> {
     if (this.applied >= position) return Promise.resolve();
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    // The append's wake-up comes at the end of the turn; the caller waits for it now.
-    this.subscription?.hurry();
     return new Promise((resolve, reject) => this.waiters.push({ position, resolve, reject }));
   }
 

@@ -252,7 +252,6 @@ describe('ProjectionRunner', () => {
       countAfter: (...args: Parameters<SqliteEventStore['countAfter']>) => store.countAfter(...args),
       subscribe: (): Subscription => ({
         close: async () => undefined,
-        hurry: () => undefined,
         async *[Symbol.asyncIterator]() {
           yield (await store.readAll({ category: 'ticket', maxCount: 1 }));
         },

@@ -35,9 +35,6 @@ export class KurrentDbSubscription implements Subscription {
     return this.#events;
   }
 
-  /** The server pushes each event as it is written: nothing to hurry. */
-  hurry(): void {}
-
   async close(): Promise<void> {
     // Abort first: it settles a next() waiting for a live event, so the queued return() can run.
     this.#stop.abort();
