@@ -23,9 +23,9 @@ type TimedCommand = MessageCommand extends infer C ? (C extends { now: Date } ? 
 /**
  * The `message-msg_…` streams: load a message, or run one command through the handler loop
  * (read, fold, decide, append with the expected revision, retry on conflict). A command does not
- * wait for the read models: a send's reply goes out while they catch up (in the network's wait
- * for the next one), and a read waits for them instead (`caughtUp`), so a lookup right after a
- * reply still sees the reply. Folded messages are cached with their revision: a send's later commands append without
+ * wait for the read models: a read waits for them instead (`caughtUp`), so a lookup right after a
+ * reply still sees the reply, and a command is answered even while a projection is stalled.
+ * Folded messages are cached with their revision: a send's later commands append without
  * re-reading the stream, and a load reads only what another writer appended since. Contents are
  * sealed as they are stored and opened as they are read (MessageFacts).
  */

@@ -29,6 +29,8 @@ const RECEIPT_MATCH_WITHIN_MS = 3_000;
  */
 export async function recordReceipts(command: RecordReceiptsCommand, o: ReceiptOptions): Promise<RecordReceiptsReply> {
   const results: RecordReceiptReply[] = new Array(command.receipts.length);
+  // The sends they are about were recorded here: their network ids are in the read model once it caught up.
+  await o.messages.caughtUp();
   // One account per call (the contract says so): a message is its session and network id.
   const byMessage = new Map<string, number[]>();
   command.receipts.forEach((receipt, i) => {
