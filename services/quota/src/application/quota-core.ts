@@ -5,7 +5,7 @@ import type {
 } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
 import { AggregateCache, CommandQueue, eventMetadata, toRawEvent, ulid } from '@switchboard/service-kit';
-import type { QueuedCommandResult } from '@switchboard/service-kit';
+import type { AggregateFold, QueuedCommandResult } from '@switchboard/service-kit';
 import { decide as decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
 import { AccountIsClosed, AccountNotFound } from '../account/errors.js';
@@ -58,7 +58,7 @@ export class QuotaCommands {
   /** The UTC day of the latest reservation and the day before it (worked out once a day). */
   private days = { today: '', yesterday: '' };
 
-  private readonly usageFold;
+  private readonly usageFold: AggregateFold<DailyUsageState, UsageEvent>;
 
   constructor(private readonly store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync, options: QuotaCommandsOptions = {}) {
     const parse = quotaEventParser.parse;
