@@ -12,10 +12,11 @@ const bodies = JSON.parse(process.env['BARE_FASTIFY_BODIES'] ?? '{}') as Record<
 const workNs = BigInt(Math.round(Number(process.env['BARE_FASTIFY_WORK_US'] ?? 0) * 1000));
 const app = Fastify();
 for (const [path, body] of Object.entries(bodies)) {
-  app.route({ method: ['GET', 'POST'], url: path, handler: async () => {
+  const handler = async () => {
     if (workNs > 0n) busyFor(workNs);
     return body;
-  } });
+  };
+  app.route({ method: ['GET', 'POST'], url: path, handler });
 }
 await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);

@@ -109,11 +109,12 @@ function bareTarget(bare: { url: string; pid: number }): Target {
 /** The bare app with `workUs` of CPU per request in its handler, against the bare app as it is, on `path`. */
 async function calibration(mode: Mode, bodies: Record<string, unknown>, path: string, bare: Target, workUs: number) {
   const working = await startBareFastify(bodies, workUs);
+  const target = bareTarget(working);
   try {
     const rows: Record<string, unknown>[] = [];
-    await load(bareTarget(working), path);
+    await load(target, path);
     for (let round = 1; round <= ROUNDS; round++) {
-      const ours = await load(bareTarget(working), path);
+      const ours = await load(target, path);
       const theirs = await load(bare, path);
       // The same bodies and path as the message lookup; only the handler's work differs.
       rows.push({ mode, endpoint: `bare+${workUs}µs`, round, workingBare: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
@@ -131,6 +132,7 @@ async function measure(mode: Mode) {
     const paths = await readablePaths(sut, mode === 'embedded' ? '15557771001' : '15557771002');
     const bodies = await bodiesOf(sut, paths);
     const bare = await startBareFastify(bodies);
+    const bareLoad = bareTarget(bare);
     const processes = mode === 'embedded' ? ['switchboard' as const] : (['gateway', 'quota', 'sessions', 'messaging', 'events'] as const);
     const switchboard: Target = { url: sut.url, headers: { authorization: `Bearer ${sut.apiKey}` }, pids: processes.map((name) => sut.pidOf(name)!) };
     try {
@@ -140,11 +142,11 @@ async function measure(mode: Mode) {
         await load(switchboard, path); // warm-up: JIT, caches
         for (let round = 1; round <= ROUNDS; round++) {
           const ours = await load(switchboard, path);
-          const theirs = await load(bareTarget(bare), path);
+          const theirs = await load(bareLoad, path);
           rows.push({ mode, endpoint, round, switchboard: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
         }
       }
-      if (ENDPOINTS.includes('message')) for (const workUs of CALIBRATION_US) rows.push(...(await calibration(mode, bodies, paths['message']!, bareTarget(bare), workUs)));
+      if (ENDPOINTS.includes('message')) for (const workUs of CALIBRATION_US) rows.push(...(await calibration(mode, bodies, paths['message']!, bareLoad, workUs)));
       return rows;
     } finally {
       bare.stop();

@@ -28,13 +28,9 @@ export function evolveKeeping(kept: number) {
     const { messageId } = event.data;
     const status: UnitStatus = event.type === 'DailyQuotaReserved' ? 'reserved' : 'refunded';
     units.set(messageId, status);
-    const forgottenThrough = units.size > 2 * kept ? letGoOldest(units, kept) : -Infinity;
-    return {
-      status: 'counting',
-      units,
-      used: used + (status === 'reserved' ? 1 : -1),
-      forgottenThrough: Math.max(counting?.forgottenThrough ?? -Infinity, forgottenThrough),
-    };
+    const before = counting?.forgottenThrough ?? -Infinity;
+    const forgottenThrough = units.size > 2 * kept ? Math.max(before, letGoOldest(units, kept)) : before;
+    return { status: 'counting', units, used: used + (status === 'reserved' ? 1 : -1), forgottenThrough };
   };
 }
 
