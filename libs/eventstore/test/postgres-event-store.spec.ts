@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresEventStore, WrongExpectedRevisionError, type PostgresEventStoreOptions } from '../src/index.js';
 import { onDatabase } from '../src/testing/index.js';
+import { readAnnouncement } from '../src/postgres/append-announcement.js';
 import { iteratorOf, nextEvents, withTimeout } from './contract/helpers.js';
 import { usePostgresDatabase } from './postgres-target.js';
 
@@ -60,6 +61,25 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     expect(delivered.value).toMatchObject({ stream, type: 'Pinged' });
     expect(Date.now() - appendedAt).toBeLessThan(500);
     await subscription.close();
+  });
+
+  it("announces each commit with its store, last position and categories (quoted as data), so listeners wake only what it concerns", async () => {
+    const store = open({ schema: 'announce' });
+    const heard = await onDatabase(database.url(), async (client) => {
+      const payloads: string[] = [];
+      client.on('notification', (message) => payloads.push(message.payload ?? ''));
+      await client.query('LISTEN "eventstore_announce"');
+      // One turn: the three appends share one commit.
+      const appended = await Promise.all([
+        store.append('ping-1', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' }),
+        store.append("it's-1", [{ type: 'Quoted', data: {} }], { expectedRevision: 'no_stream' }),
+        store.append('ping-2', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' }),
+      ]);
+      await expect.poll(() => payloads.length, { timeout: 5_000 }).toBeGreaterThan(0);
+      return { payloads, lastPosition: appended.reduce((last, { position }) => (position > last ? position : last), 0n) };
+    });
+    const announcements = heard.payloads.map(readAnnouncement);
+    expect(announcements).toEqual([{ origin: expect.any(String), lastPosition: heard.lastPosition, categories: ['ping', "it's"] }]);
   });
 
   it('keeps delivering when its LISTEN connection is killed: polls, then listens again', async () => {

@@ -5,6 +5,7 @@ import {
   type ActualRevision, type AppendResult, type ExpectedRevision, type NewEvent,
 } from '../event-store.js';
 import { GENESIS_HASH, chainEvents, chainHeadFrom } from '../hash-chain.js';
+import { announcementPayload } from './append-announcement.js';
 import { uniqueViolation, withConnection } from './postgres-driver.js';
 import { uniqueRevisionConstraint, type EventLog } from './postgres-schema.js';
 
@@ -59,8 +60,10 @@ export class PostgresAppends {
   constructor(
     private readonly pool: Pool,
     private readonly target: () => Promise<AppendTarget>,
-    /** Runs after each commit that appended something (wakes this process's subscriptions). */
-    private readonly onCommitted: () => void,
+    /** Names this store in its commits' NOTIFY, so that its own listener skips their echo. */
+    private readonly origin: string,
+    /** Runs after each commit that appended something, with its categories (wakes this store's subscriptions). */
+    private readonly onCommitted: (categories: readonly string[]) => void,
   ) {}
 
   append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -88,9 +91,10 @@ export class PostgresAppends {
   async #commit(batch: PendingAppend[]): Promise<void> {
     let decisions: Decision[];
     let firstPosition: bigint;
+    let categories: readonly string[];
     try {
       const target = await this.target();
-      ({ decisions, firstPosition } = await withConnection(this.pool, (client) => appendBatch(client, target, batch)));
+      ({ decisions, firstPosition, categories } = await withConnection(this.pool, (client) => appendBatch(client, target, this.origin, batch)));
     } catch (error) {
       return this.#failed(batch, error);
     }
@@ -99,7 +103,7 @@ export class PostgresAppends {
       if (decision.ok) pending.resolve({ nextRevision: decision.nextRevision, position: firstPosition + BigInt(decision.lastRow) });
       else pending.reject(decision.error);
     });
-    if (decisions.some((decision) => decision.ok)) this.onCommitted();
+    if (categories.length > 0) this.onCommitted(categories);
   }
 
   /**
@@ -183,23 +187,25 @@ export function decideAppends(
 
 /**
  * One transaction: take the log's append lock, read the batch's streams' heads, decide, insert
- * the accepted rows at positions drawn in order, announce the new head, commit.
+ * the accepted rows at positions drawn in order, announce the new head and its categories, commit.
  */
 async function appendBatch(
-  client: PoolClient, { log, lockKey }: AppendTarget, batch: readonly PendingAppend[],
-): Promise<{ decisions: Decision[]; firstPosition: bigint }> {
+  client: PoolClient, { log, lockKey }: AppendTarget, origin: string, batch: readonly PendingAppend[],
+): Promise<{ decisions: Decision[]; firstPosition: bigint; categories: readonly string[] }> {
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
   await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${lockKey})`);
   const current = await streamHeads(client, log, [...new Set(batch.map((pending) => pending.stream))]);
   const { decisions, rows } = decideAppends(batch, current);
   if (rows.count === 0) {
     await client.query('ROLLBACK');
-    return { decisions, firstPosition: 0n };
+    return { decisions, firstPosition: 0n, categories: [] };
   }
   const firstPosition = await insertRows(client, log, rows);
+  const categories = [...new Set(rows.categories)];
+  const payload = announcementPayload({ origin, lastPosition: firstPosition + BigInt(rows.count - 1), categories });
   // NOTIFY is delivered at commit, never before: a woken subscriber always finds the events.
-  await client.query(`SELECT pg_notify('${log.channel}', '${firstPosition + BigInt(rows.count - 1)}'); COMMIT`);
-  return { decisions, firstPosition };
+  await client.query(`SELECT pg_notify('${log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
+  return { decisions, firstPosition, categories };
 }
 
 // One last row per stream, not GROUP BY: each is a single backward step on the (stream, revision)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ClientBase, Pool, QueryConfig } from 'pg';
 import {
   StoredEvent,
@@ -53,8 +54,11 @@ export class PostgresEventStore implements EventStore {
     // An idle connection that drops (a server restart) is removed from the pool; the next query opens another.
     this.#pool.on('error', () => undefined);
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.#listener = new PostgresListener(() => new Client(connection), this.#log.channel, this.#pollIntervalMs);
-    this.#appends = new PostgresAppends(this.#pool, () => this.#ready(), () => this.#listener.notifier.notify());
+    const origin = randomUUID();
+    this.#listener = new PostgresListener(() => new Client(connection), this.#log.channel, this.#pollIntervalMs, origin);
+    this.#appends = new PostgresAppends(this.#pool, () => this.#ready(), origin, (categories) => {
+      for (const category of categories) this.#listener.notifier.notify(category);
+    });
   }
 
   append(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): Promise<AppendResult> {

@@ -1,11 +1,13 @@
 import type { Client } from 'pg';
 import { AppendNotifier } from '../append-notifier.js';
+import { readAnnouncement } from './append-announcement.js';
 
 /**
- * One LISTEN connection per store, opened when its first subscription reads: every NOTIFY on the
- * log's channel (sent by each append's commit, from any process) wakes the store's subscriptions.
- * It only cuts latency; while it is down the subscriptions still poll, and it is re-opened by the
- * next read after `retryMs`.
+ * One LISTEN connection per store, opened when its first subscription reads: a NOTIFY on the
+ * log's channel (sent by each append's commit, from any process) wakes the store's subscriptions
+ * to the categories it names, unless the store itself sent it (`origin`: the store woke them when
+ * its commit returned). It only cuts latency; while it is down the subscriptions still poll, and it
+ * is re-opened by the next read after `retryMs`.
  */
 export class PostgresListener {
   readonly notifier = new AppendNotifier();
@@ -19,6 +21,8 @@ export class PostgresListener {
     private readonly newClient: () => Client,
     private readonly channel: string,
     private readonly retryMs: number,
+    /** This store's name in its own announcements (see `AppendAnnouncement`). */
+    private readonly origin: string,
   ) {}
 
   /**
@@ -45,13 +49,21 @@ export class PostgresListener {
     // Without an 'error' listener a dropped connection would crash the process.
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
-    client.on('notification', () => this.notifier.notify());
+    client.on('notification', (message) => this.#announced(message.payload));
     try {
       await client.connect();
       await client.query(`LISTEN "${this.channel}"`);
     } catch {
       this.#lost(client);
     }
+  }
+
+  /** Another store's commit: wake what its categories concern (everything when it names none). */
+  #announced(payload: string | undefined): void {
+    const announcement = readAnnouncement(payload);
+    if (announcement?.origin === this.origin) return;
+    if (announcement?.categories === undefined) return this.notifier.notify();
+    for (const category of announcement.categories) this.notifier.notify(category);
   }
 
   /** The connection failed or ended: forget it (once), and let the next read try again after `retryMs`. */
