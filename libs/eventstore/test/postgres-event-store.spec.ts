@@ -63,23 +63,33 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     await subscription.close();
   });
 
-  it("announces each commit with its store, last position and categories (quoted as data), so listeners wake only what it concerns", async () => {
+  it("announces each commit with its store and categories (quoted as data), so listeners wake only what it concerns", async () => {
     const store = open({ schema: 'announce' });
-    const heard = await onDatabase(database.url(), async (client) => {
-      const payloads: string[] = [];
-      client.on('notification', (message) => payloads.push(message.payload ?? ''));
+    const payloads = await onDatabase(database.url(), async (client) => {
+      const heard: string[] = [];
+      client.on('notification', (message) => heard.push(message.payload ?? ''));
       await client.query('LISTEN "eventstore_announce"');
       // One turn: the three appends share one commit.
-      const appended = await Promise.all([
+      await Promise.all([
         store.append('ping-1', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' }),
         store.append("it's-1", [{ type: 'Quoted', data: {} }], { expectedRevision: 'no_stream' }),
         store.append('ping-2', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' }),
       ]);
-      await expect.poll(() => payloads.length, { timeout: 5_000 }).toBeGreaterThan(0);
-      return { payloads, lastPosition: appended.reduce((last, { position }) => (position > last ? position : last), 0n) };
+      await expect.poll(() => heard.length, { timeout: 5_000 }).toBeGreaterThan(0);
+      return heard;
     });
-    const announcements = heard.payloads.map(readAnnouncement);
-    expect(announcements).toEqual([{ origin: expect.any(String), lastPosition: heard.lastPosition, categories: ['ping', "it's"] }]);
+    expect(payloads.map(readAnnouncement)).toEqual([{ origin: expect.any(String), categories: ['ping', "it's"] }]);
+    expect((await store.readAll()).map((e) => [e.stream, e.position])).toEqual([['ping-1', 1n], ["it's-1", 2n], ['ping-2', 3n]]);
+  });
+
+  it('stores any text as it was given, quotes and backslashes included, in every column an append writes', async () => {
+    const store = open({ schema: 'quoting' });
+    const stream = "o'brien\\-1";
+    const data = { text: "it's a \\ back'slash \\' and \\u0000 and \u0000 and 🙂", nested: ["'", '\\', "\\'"] };
+    await store.append(stream, [{ id: "id-'\\", type: "Type'\\", data, metadata: { note: "'; DROP TABLE x; --" } }], { expectedRevision: 'no_stream' });
+    const [event] = await store.readStream(stream);
+    expect(event).toMatchObject({ stream, id: "id-'\\", type: "Type'\\", data, revision: 0n });
+    expect(event!.metadata).toMatchObject({ note: "'; DROP TABLE x; --" });
   });
 
   it('keeps delivering when its LISTEN connection is killed: polls, then listens again', async () => {

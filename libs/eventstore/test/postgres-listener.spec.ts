@@ -25,16 +25,16 @@ async function listening(origin = 'this-store') {
 }
 
 describe('append announcements', () => {
-  it('carry the origin, the last position and the categories, and read back as written', () => {
-    const payload = announcementPayload({ origin: 'o-1', lastPosition: 9_007_199_254_740_993n, categories: ['usage', "it's"] });
-    expect(readAnnouncement(payload)).toEqual({ origin: 'o-1', lastPosition: 9_007_199_254_740_993n, categories: ['usage', "it's"] });
+  it('carry the origin and the categories, and read back as written', () => {
+    const payload = announcementPayload({ origin: 'o-1', categories: ['usage', "it's"] });
+    expect(readAnnouncement(payload)).toEqual({ origin: 'o-1', categories: ['usage', "it's"] });
   });
 
   it('name no category when they would not fit in a NOTIFY payload, and say nothing for a payload of an older build', () => {
     const many = Array.from({ length: 2_000 }, (_, i) => `category${i}`);
-    const payload = announcementPayload({ origin: 'o-1', lastPosition: 5n, categories: many });
+    const payload = announcementPayload({ origin: 'o-1', categories: many });
     expect(Buffer.byteLength(payload)).toBeLessThan(8_000);
-    expect(readAnnouncement(payload)).toEqual({ origin: 'o-1', lastPosition: 5n, categories: undefined });
+    expect(readAnnouncement(payload)).toEqual({ origin: 'o-1', categories: undefined });
     expect(readAnnouncement('12')).toBeUndefined();
     expect(readAnnouncement('{"origin":1}')).toBeUndefined();
     expect(readAnnouncement('{not json')).toBeUndefined();
@@ -46,7 +46,7 @@ describe('PostgresListener', () => {
     const { client, notifier } = await listening();
     expect(client.queries).toEqual(['LISTEN "eventstore_quota"']);
     const [usage, account, all] = [notifier.version('usage'), notifier.version('account'), notifier.version()];
-    client.announce(announcementPayload({ origin: 'another-store', lastPosition: 3n, categories: ['usage'] }));
+    client.announce(announcementPayload({ origin: 'another-store', categories: ['usage'] }));
     expect(notifier.version('usage')).toBeGreaterThan(usage);
     expect(notifier.version('account')).toBe(account);
     expect(notifier.version()).toBeGreaterThan(all);
@@ -55,7 +55,7 @@ describe('PostgresListener', () => {
   it('skips the echo of its own store’s commits, which woke their categories when they returned', async () => {
     const { client, notifier } = await listening('this-store');
     const before = notifier.version();
-    client.announce(announcementPayload({ origin: 'this-store', lastPosition: 3n, categories: ['usage'] }));
+    client.announce(announcementPayload({ origin: 'this-store', categories: ['usage'] }));
     expect(notifier.version()).toBe(before);
   });
 
@@ -65,7 +65,7 @@ describe('PostgresListener', () => {
     client.announce('41');
     expect(notifier.version('account')).toBeGreaterThan(account);
     const again = notifier.version('account');
-    client.announce(announcementPayload({ origin: 'another-store', lastPosition: 42n, categories: undefined }));
+    client.announce(announcementPayload({ origin: 'another-store', categories: undefined }));
     expect(notifier.version('account')).toBeGreaterThan(again);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import {
   WrongExpectedRevisionError, categoryOf, revisionMatches,
   type ActualRevision, type AppendResult, type ExpectedRevision, type NewEvent,
@@ -186,58 +186,84 @@ export function decideAppends(
 }
 
 /**
- * One transaction: take the log's append lock, read the batch's streams' heads, decide, insert
- * the accepted rows at positions drawn in order, announce the new head and its categories, commit.
+ * One transaction in two round trips: take the log's append lock and read the batch's streams'
+ * heads; decide; then insert the accepted rows at positions drawn in order, announce their
+ * categories, and commit.
  */
 async function appendBatch(
-  client: PoolClient, { log, lockKey }: AppendTarget, origin: string, batch: readonly PendingAppend[],
+  client: PoolClient, target: AppendTarget, origin: string, batch: readonly PendingAppend[],
 ): Promise<{ decisions: Decision[]; firstPosition: bigint; categories: readonly string[] }> {
+  await preparedOn(client, target.log);
+  const streams = [...new Set(batch.map((pending) => pending.stream))];
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
-  await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${lockKey})`);
-  const current = await streamHeads(client, log, [...new Set(batch.map((pending) => pending.stream))]);
+  const locked = await simpleQuery<HeadRow>(client,
+    `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); EXECUTE ${STREAM_HEADS}(${textArray(client, streams)})`);
+  const current = new Map(locked.at(-1)!.rows.map((row) => [row.stream, { revision: BigInt(row.revision), hash: chainHeadFrom(row.hash) }] as const));
   const { decisions, rows } = decideAppends(batch, current);
   if (rows.count === 0) {
     await client.query('ROLLBACK');
     return { decisions, firstPosition: 0n, categories: [] };
   }
-  const firstPosition = await insertRows(client, log, rows);
   const categories = [...new Set(rows.categories)];
-  const payload = announcementPayload({ origin, lastPosition: firstPosition + BigInt(rows.count - 1), categories });
+  const payload = announcementPayload({ origin, categories });
   // NOTIFY is delivered at commit, never before: a woken subscriber always finds the events.
-  await client.query(`SELECT pg_notify('${log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
-  return { decisions, firstPosition, categories };
+  const inserted = await simpleQuery<{ first: string }>(client, `EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
+    textArray(client, rows.ids), textArray(client, rows.streams), textArray(client, rows.categories),
+    `ARRAY[${rows.revisions.join(',')}]::bigint[]`, textArray(client, rows.types), textArray(client, rows.data), textArray(client, rows.metadata),
+  ].join(', ')}); SELECT pg_notify('${target.log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
+  return { decisions, firstPosition: BigInt(inserted[0]!.rows[0]!.first), categories };
 }
 
-// One last row per stream, not GROUP BY: each is a single backward step on the (stream, revision)
-// index, however long the stream, and its metadata holds the chain head (this runs while the
-// append lock is held). The statements that run under the lock are named: prepared once per
-// connection, they skip parsing and planning (about a third of the server's CPU per append).
-async function streamHeads(client: PoolClient, log: EventLog, streams: string[]): Promise<Map<string, StreamHead>> {
-  const { rows } = await client.query<{ stream: string; revision: string; hash: string | null }>({ name: 'stream-heads', text:
-    `SELECT s.stream, last.revision, last.metadata->>'hash' AS hash
-     FROM unnest($1::text[]) AS s(stream)
-     CROSS JOIN LATERAL (
-       SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1
-     ) AS last`, values: [streams] },
-  );
-  return new Map(rows.map((row) => [row.stream, { revision: BigInt(row.revision), hash: chainHeadFrom(row.hash) }] as const));
+interface HeadRow {
+  stream: string;
+  revision: string;
+  hash: string | null;
 }
+
+const STREAM_HEADS = 'sb_stream_heads';
+const INSERT_EVENTS = 'sb_insert_events';
+
+/** Connections whose statements are prepared (per log: a pool serves one store). */
+const preparedConnections = new WeakSet<PoolClient>();
 
 /**
- * Inserts the rows at consecutive positions and returns the first. Under the append lock no one
- * else draws from the sequence, so advancing it by the row count reserves exactly that range.
+ * The statements that run under the append lock, prepared once per connection (with SQL's
+ * PREPARE, so that they can run inside a multi-statement query): they skip parsing and planning
+ * there, about a third of the server's CPU per append.
+ * - Stream heads: one last row per stream, not GROUP BY: each is a single backward step on the
+ *   (stream, revision) index, however long the stream, and its metadata holds the chain head.
+ * - Insert: the rows at consecutive positions, returning the first. Under the append lock no one
+ *   else draws from the sequence, so advancing it by the row count reserves exactly that range.
  */
-async function insertRows(client: PoolClient, log: EventLog, rows: Rows): Promise<bigint> {
-  const { rows: [reserved] } = await client.query<{ first: string }>({ name: 'insert-events', text: `
-    WITH reserved AS MATERIALIZED (
-      SELECT setval('${log.positions}', nextval('${log.positions}') + $1::bigint - 1) - $1::bigint + 1 AS first
-    ), inserted AS (
-      INSERT INTO ${log.events} (position, id, stream, category, revision, type, data, metadata)
-      SELECT reserved.first + e.ordinality - 1, e.id, e.stream, e.category, e.revision, e.type, e.data::json, e.metadata::json
-      FROM reserved, unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-        WITH ORDINALITY AS e (id, stream, category, revision, type, data, metadata, ordinality)
-    )
-    SELECT first FROM reserved`,
-  values: [rows.count, rows.ids, rows.streams, rows.categories, rows.revisions, rows.types, rows.data, rows.metadata] });
-  return BigInt(reserved!.first);
+async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
+  if (preparedConnections.has(client)) return;
+  await client.query(`
+    PREPARE ${STREAM_HEADS}(text[]) AS
+      SELECT s.stream, last.revision, last.metadata->>'hash' AS hash
+      FROM unnest($1) AS s(stream)
+      CROSS JOIN LATERAL (
+        SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1
+      ) AS last;
+    PREPARE ${INSERT_EVENTS}(bigint, text[], text[], text[], bigint[], text[], text[], text[]) AS
+      WITH reserved AS MATERIALIZED (
+        SELECT setval('${log.positions}', nextval('${log.positions}') + $1 - 1) - $1 + 1 AS first
+      ), inserted AS (
+        INSERT INTO ${log.events} (position, id, stream, category, revision, type, data, metadata)
+        SELECT reserved.first + e.ordinality - 1, e.id, e.stream, e.category, e.revision, e.type, e.data::json, e.metadata::json
+        FROM reserved, unnest($2, $3, $4, $5, $6, $7, $8)
+          WITH ORDINALITY AS e (id, stream, category, revision, type, data, metadata, ordinality)
+      )
+      SELECT first FROM reserved`);
+  preparedConnections.add(client);
+}
+
+/** Statements sent as one simple query (one round trip): the result of each, in order. */
+async function simpleQuery<R extends object>(client: PoolClient, text: string): Promise<QueryResult<R>[]> {
+  const results = (await client.query(text)) as unknown as QueryResult<R>[] | QueryResult<R>;
+  return Array.isArray(results) ? results : [results];
+}
+
+/** A text[] literal, each element quoted by node-postgres (whatever `standard_conforming_strings` says). */
+function textArray(client: PoolClient, values: readonly string[]): string {
+  return `ARRAY[${values.map((value) => client.escapeLiteral(value)).join(',')}]::text[]`;
 }
