@@ -45,35 +45,46 @@ export async function ownCpuPerTask<T>(tasks: number, run: () => Promise<T>) {
   return { ...result, cpuMsPerSend: +((used.user + used.system) / 1000 / tasks).toFixed(2) };
 }
 
-const COUNTED = /^(switchboard_bus_request_duration_seconds_count|switchboard_eventstore_append_duration_seconds_count|switchboard_sqlite_transactions_total)\{(.*)\} (\d+)$/;
+const COUNTED = /^(switchboard_bus_request_duration_seconds_count|switchboard_eventstore_append_duration_seconds_count|switchboard_sqlite_transactions_total|switchboard_postgres_queries_total)\{(.*)\} (\d+)$/;
+
+const KINDS: Record<string, { kind: string; by?: RegExp }> = {
+  switchboard_bus_request_duration_seconds_count: { kind: 'busRequests' },
+  switchboard_eventstore_append_duration_seconds_count: { kind: 'appends' },
+  switchboard_sqlite_transactions_total: { kind: 'sqliteTransactions', by: /database="([^"]*)"/ },
+  switchboard_postgres_queries_total: { kind: 'postgresQueries', by: /schema="([^"]*)"/ },
+};
 
 /**
- * Bus requests, appends and SQLite transactions so far, from /metrics, summed by kind; the
- * transactions also by database (`sqliteTransactions.<database>`), to show where they come from.
+ * Bus requests, appends, SQLite transactions and PostgreSQL round trips so far, from every
+ * `/metrics` given (each process of the distributed mode has its own), summed by kind; the
+ * transactions also by database (`sqliteTransactions.<database>`) and the round trips by schema
+ * (`postgresQueries.<schema>`), to show where they come from.
  */
-async function workCounts(baseUrl: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const counts: Record<string, number> = { busRequests: 0, appends: 0, sqliteTransactions: 0 };
-  for (const line of text.split('\n')) {
-    const match = COUNTED.exec(line);
-    if (!match) continue;
-    const kind = match[1]!.startsWith('switchboard_bus') ? 'busRequests' : match[1]!.startsWith('switchboard_eventstore') ? 'appends' : 'sqliteTransactions';
-    counts[kind]! += Number(match[3]);
-    const database = kind === 'sqliteTransactions' ? /database="([^"]*)"/.exec(match[2]!)?.[1] : undefined;
-    if (database !== undefined) counts[`${kind}.${database}`] = (counts[`${kind}.${database}`] ?? 0) + Number(match[3]);
+async function workCounts(metricsUrls: readonly string[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = { busRequests: 0, appends: 0, sqliteTransactions: 0, postgresQueries: 0 };
+  for (const url of metricsUrls) {
+    const text = await (await fetch(url)).text();
+    for (const line of text.split('\n')) {
+      const match = COUNTED.exec(line);
+      if (!match) continue;
+      const { kind, by } = KINDS[match[1]!]!;
+      counts[kind]! += Number(match[3]);
+      const part = by?.exec(match[2]!)?.[1];
+      if (part !== undefined) counts[`${kind}.${part}`] = (counts[`${kind}.${part}`] ?? 0) + Number(match[3]);
+    }
   }
   return counts;
 }
 
 /**
- * Bus round trips, event appends and SQLite transactions per task while `run` ran (and a second
- * after it, for the receipts that follow a send), read from the process's /metrics.
+ * Bus round trips, event appends, SQLite transactions and PostgreSQL round trips per task while
+ * `run` ran (and a second after it, for the receipts that follow a send), read from `/metrics`.
  */
-export async function workPerTask<T>(baseUrl: string, tasks: number, run: () => Promise<T>) {
-  const before = await workCounts(baseUrl);
+export async function workPerTask<T>(metricsUrls: readonly string[], tasks: number, run: () => Promise<T>) {
+  const before = await workCounts(metricsUrls);
   const result = await run();
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const after = await workCounts(baseUrl);
+  const after = await workCounts(metricsUrls);
   const perSend = Object.fromEntries(Object.keys(after).map((kind) => [kind, +((after[kind]! - (before[kind] ?? 0)) / tasks).toFixed(2)]));
   return { ...result, perSend };
 }

@@ -22,6 +22,9 @@
  * run it: a database of its own, dropped after) or `sqlite` (a file per service on this host).
  * In the distributed mode `natsServerCpuMsPerSend` is the private nats-server's CPU per send, apart
  * from Switchboard's own processes (as the emulator's is).
+ * `perSend`: bus requests, appends, SQLite transactions (by database) and PostgreSQL round trips
+ * (by schema) per send, from the /metrics of every process that has one (the events service has
+ * none in the distributed mode, so its share is not counted there).
  * BENCH_RECEIPTS=off: the contact sends no delivered or read receipts (default on), so a run shows
  * what the receipts of a send cost beside one with them.
  * BENCH_PROFILE_DIR: also profile every process under test over each measured window
@@ -32,6 +35,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closedLoopbackPort } from '@switchboard/bus/testing';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
@@ -129,7 +133,17 @@ async function pipeline(mode: Mode, addressing: Addressing) {
     const url = /Debugger listening on (ws:\/\/\S+)/.exec(chunk)?.[1];
     if (url && !inspectorUrls.has(name)) inspectorUrls.set(name, url);
   };
-  const sut = await startSwitchboardUnderTest(mode, { emulator, env, eventStore: EVENT_STORE, onOutput });
+  // The distributed quota and messaging processes serve /metrics on ports of their own (sessions' has one already).
+  const metricsPorts = { quota: await closedLoopbackPort(), messaging: await closedLoopbackPort() };
+  const processEnv = {
+    quota: { SWITCHBOARD_METRICS_PORT: String(metricsPorts.quota) },
+    messaging: { SWITCHBOARD_METRICS_PORT: String(metricsPorts.messaging) },
+  };
+  const sut = await startSwitchboardUnderTest(mode, { emulator, env, eventStore: EVENT_STORE, onOutput, processEnv });
+  // The events service has no metrics port: its bus trips and appends are not counted.
+  const metricsUrls = mode === 'embedded'
+    ? [`${sut.url}/metrics`]
+    : [`${sut.url}/metrics`, sut.cluster!.sessionsReplicas[0]!.metricsUrl, ...Object.values(metricsPorts).map((port) => `http://127.0.0.1:${port}/metrics`)];
   if (RECEIPTS === 'off') await sut.emulator.setContact(CONTACT, { deliverAfterMs: null, readAfterMs: null });
   const profilers = await Promise.all([...inspectorUrls].map(async ([name, url]) => ({ name, profiler: await InspectorProfiler.connect(url) })));
   /** `run` under every process's profiler (none without BENCH_PROFILE_DIR). */
@@ -139,15 +153,10 @@ async function pipeline(mode: Mode, addressing: Addressing) {
     const sender = await linkedSender(sut, `1555777${mode === 'embedded' ? '0001' : '0002'}`);
     await runLoad(50, 1, sender.send);
     // Server CPU summed over every process of the mode (the receipts that follow the last sends
-    // included); bus trips, appends and SQLite transactions per send from the embedded /metrics
-    // (distributed /metrics is the gateway's alone; the work is the same, over NATS).
+    // included); bus trips, appends, SQLite transactions and PostgreSQL round trips per send from
+    // the /metrics of every process that has one.
     const processes = mode === 'embedded' ? ['switchboard' as const] : (['gateway', 'quota', 'sessions', 'messaging', 'events'] as const);
     const pids = Object.fromEntries(processes.map((name) => [name, sut.pidOf(name)!]));
-    const settled = async <T>(run: () => Promise<T>) => {
-      const result = await run();
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      return result;
-    };
     // The emulator's CPU apart (not Switchboard's cost, but LID addressing changes its work too).
     // The distributed mode's nats-server apart too: not a Switchboard process, but a cost of running
     // the mode (PostgreSQL's own CPU is not counted).
@@ -155,7 +164,7 @@ async function pipeline(mode: Mode, addressing: Addressing) {
     const cpuPerSendOf = (pid: number, before: number) => +((processCpuMs(pid) - before) / SENDS).toFixed(2);
     const measured = async <T>(run: () => Promise<T>) => {
       const [emulatorBefore, natsBefore] = [processCpuMs(emulator.pid!), natsPid === undefined ? 0 : processCpuMs(natsPid)];
-      const figures = await serverCpuPerTask(pids, SENDS, () => (mode === 'embedded' ? workPerTask(sut.url, SENDS, run) : settled(run)));
+      const figures = await serverCpuPerTask(pids, SENDS, () => workPerTask(metricsUrls, SENDS, run));
       return {
         ...figures,
         ...(natsPid === undefined ? {} : { natsServerCpuMsPerSend: cpuPerSendOf(natsPid, natsBefore) }),

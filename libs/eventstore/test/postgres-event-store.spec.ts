@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { processMetrics } from '@switchboard/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresEventStore, WrongExpectedRevisionError, type PostgresEventStoreOptions } from '../src/index.js';
 import { onDatabase } from '../src/testing/index.js';
@@ -80,6 +81,17 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     });
     expect(payloads.map(readAnnouncement)).toEqual([{ origin: expect.any(String), categories: ['ping', "it's"] }]);
     expect((await store.readAll()).map((e) => [e.stream, e.position])).toEqual([['ping-1', 1n], ["it's-1", 2n], ['ping-2', 3n]]);
+  });
+
+  it('counts its round trips: an append is two once its connection has prepared the statements, a read one', async () => {
+    const store = open({ schema: 'round_trips', poolSize: 1 });
+    const roundTrips = async () => (await processMetrics().postgresQueries.get()).values.find((v) => v.labels['schema'] === 'round_trips')?.value ?? 0;
+    await store.append('ping-1', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
+    const before = await roundTrips();
+    await store.append('ping-1', [{ type: 'Pinged', data: {} }], { expectedRevision: 0n });
+    expect(await roundTrips()).toBe(before + 2);
+    await store.readStream('ping-1');
+    expect(await roundTrips()).toBe(before + 3);
   });
 
   it('stores any text as it was given, quotes and backslashes included, in every column an append writes', async () => {

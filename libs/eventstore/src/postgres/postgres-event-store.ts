@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type * as Pg from 'pg';
 import type { ClientBase, Pool, QueryConfig } from 'pg';
+import { processMetrics } from '@switchboard/telemetry';
 import {
   StoredEvent,
   type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions, type NewEvent,
@@ -50,7 +52,7 @@ export class PostgresEventStore implements EventStore {
     this.#log = eventLogIn(options.schema ?? 'eventstore');
     const { Client, Pool } = pg();
     const connection = { connectionString: url, fallback_application_name: `switchboard-eventstore-${options.schema ?? 'eventstore'}` };
-    this.#pool = new Pool({ ...connection, max: options.poolSize ?? 4, onConnect: forOrderedRanges });
+    this.#pool = new Pool({ ...connection, max: options.poolSize ?? 4, onConnect: forOrderedRanges, Client: countingQueries(Client, options.schema ?? 'eventstore') });
     // An idle connection that drops (a server restart) is removed from the pool; the next query opens another.
     this.#pool.on('error', () => undefined);
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
@@ -164,6 +166,21 @@ export class PostgresEventStore implements EventStore {
     const { rows } = await this.#pool.query<EventRow>(query);
     return rows.map(toRecordedEvent);
   }
+}
+
+/**
+ * node-postgres' Client with each query counted in `switchboard_postgres_queries_total` (a query is
+ * one round trip, a multi-statement one included): the pool's connections use it.
+ */
+function countingQueries(Client: typeof Pg.Client, schema: string): typeof Pg.Client {
+  const query = Client.prototype.query as (...args: unknown[]) => unknown;
+  const labels = { schema };
+  class CountingClient extends Client {}
+  CountingClient.prototype.query = function countedQuery(this: Pg.Client, ...args: unknown[]) {
+    processMetrics().postgresQueries.inc(labels);
+    return query.apply(this, args);
+  } as Pg.Client['query'];
+  return CountingClient;
 }
 
 /**

@@ -35,6 +35,8 @@ export interface SwitchboardMetrics {
   readonly quotaRejections: Counter<'kind'>;
   /** Every SQLite write transaction committed, by database file (its folder and name: `messaging/events.sqlite`). */
   readonly sqliteTransactions: Counter<'database'>;
+  /** Every query the PostgreSQL event store sends (one round trip each, a multi-statement one included), by schema. */
+  readonly postgresQueries: Counter<'schema'>;
   /** Sessions: chat connections this process holds (a replica's share of the sessions), at scrape time. */
   readonly chatConnections: SourcedGauge<never>;
 }
@@ -72,6 +74,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): SwitchboardMe
     projectionLag: new SourcedGauge({ name: 'switchboard_projection_lag_events', help: 'Events of the projection category appended but not yet applied (capped at 10000)', labelNames: ['projection'], registers }),
     quotaRejections: new Counter({ name: 'switchboard_quota_rejections_total', help: 'Reservations refused by a plan limit, by kind (daily_messages, sessions)', labelNames: ['kind'], registers }),
     sqliteTransactions: new Counter({ name: 'switchboard_sqlite_transactions_total', help: 'SQLite write transactions committed, by database file (folder/name)', labelNames: ['database'], registers }),
+    postgresQueries: new Counter({ name: 'switchboard_postgres_queries_total', help: 'Round trips of the PostgreSQL event store (its LISTEN connection excepted), by schema', labelNames: ['schema'], registers }),
     chatConnections: new SourcedGauge({ name: 'switchboard_chat_connections', help: 'Chat connections held by this sessions process (its share of the sessions)', labelNames: [], registers }),
   };
 }
