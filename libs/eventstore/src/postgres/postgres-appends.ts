@@ -237,14 +237,14 @@ const preparedConnections = new WeakSet<PoolClient>();
  */
 async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
   if (preparedConnections.has(client)) return;
-  await client.query(`
-    PREPARE ${STREAM_HEADS}(text[]) AS
+  const statements: [name: string, sql: string][] = [
+    [STREAM_HEADS, `(text[]) AS
       SELECT s.stream, last.revision, last.metadata->>'hash' AS hash
       FROM unnest($1) AS s(stream)
       CROSS JOIN LATERAL (
         SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1
-      ) AS last;
-    PREPARE ${INSERT_EVENTS}(bigint, text[], text[], text[], bigint[], text[], text[], text[]) AS
+      ) AS last`],
+    [INSERT_EVENTS, `(bigint, text[], text[], text[], bigint[], text[], text[], text[]) AS
       WITH reserved AS MATERIALIZED (
         SELECT setval('${log.positions}', nextval('${log.positions}') + $1 - 1) - $1 + 1 AS first
       ), inserted AS (
@@ -253,9 +253,20 @@ async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
         FROM reserved, unnest($2, $3, $4, $5, $6, $7, $8)
           WITH ORDINALITY AS e (id, stream, category, revision, type, data, metadata, ordinality)
       )
-      SELECT first FROM reserved`);
+      SELECT first FROM reserved`],
+  ];
+  // One at a time: PREPARE is not undone by a rollback, so one that succeeded before a failure is
+  // still there at the next try (the same statement: a pool serves one log).
+  for (const [name, sql] of statements) {
+    await client.query(`PREPARE ${name}${sql}`).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== DUPLICATE_PREPARED_STATEMENT) throw error;
+    });
+  }
   preparedConnections.add(client);
 }
+
+/** SQLSTATE 42P05. */
+const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
 /** Statements sent as one simple query (one round trip): the result of each, in order. */
 async function simpleQuery<R extends object>(client: PoolClient, text: string): Promise<QueryResult<R>[]> {
