@@ -1,8 +1,8 @@
 /**
  * What a commit's NOTIFY says: which store committed (`origin`, one per store object) and the
- * categories its events went to, so that a listener wakes only the
- * subscriptions those events concern and a store skips the echo of its own commits (it woke its
- * subscriptions itself, with the categories, once the commit returned).
+ * categories its events went to, so that a listener wakes only the subscriptions those events
+ * concern and a store skips the echo of its own commits (it woke its subscriptions itself, with
+ * the categories, once the commit returned).
  */
 export interface AppendAnnouncement {
   origin: string;

@@ -96,6 +96,9 @@ export class PostgresAppends {
       const target = await this.target();
       ({ decisions, firstPosition, categories } = await withConnection(this.pool, (client) => appendBatch(client, target, this.origin, batch)));
     } catch (error) {
+      // It may have committed all the same (a connection lost after COMMIT was sent), and this
+      // store's listener skips its own announcements: wake the categories it wrote to.
+      this.onCommitted([...new Set(batch.map((pending) => categoryOf(pending.stream)))]);
       return this.#failed(batch, error);
     }
     batch.forEach((pending, i) => {
