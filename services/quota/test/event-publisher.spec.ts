@@ -101,6 +101,38 @@ describe('quota event publisher', () => {
     expect(reservations).toEqual([messageId]);
   });
 
+  it('reads the log once a pass when every category is heard, publishing both in position order and nothing else', async () => {
+    const { store, bus, publisher, append, reserve } = setUp();
+    const heard: string[] = [];
+    await bus.subscribe('sb.v1.evt.>', (message) => void heard.push(PublishedEvent.parse(message.data).stream.split('-')[0]!));
+    const reads: { category: string | undefined }[] = [];
+    const readAll = store.readAll.bind(store);
+    store.readAll = (options) => {
+      reads.push({ category: options?.category });
+      return readAll(options);
+    };
+    await reserve();
+    await append();
+    // Not quota's, but in its store: never published.
+    await store.append('webhook-wh_1', [{ type: 'WebhookRegistered', data: {} }], { expectedRevision: 'any' });
+    await reserve();
+    const only = publisher('replica-a');
+    only.start(-1n);
+    only.wake();
+    await eventually(() => heard.length >= 3 || undefined);
+    expect(heard).toEqual(['usage', 'account', 'usage']);
+    expect(new Set(reads.map((read) => read.category))).toEqual(new Set([undefined]));
+
+    // One append, one wake: one read.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    reads.length = 0;
+    await reserve();
+    only.wake();
+    await eventually(() => heard.length >= 4 || undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reads).toEqual([{ category: undefined }]);
+  });
+
   it('takes over from a replica that stopped renewing its lease (a crash) and publishes what it left, with no append to wake it', async () => {
     const { publisher, append, publishedKeys } = setUp();
     const a = publisher('replica-a');

@@ -1,6 +1,7 @@
 import { ACCOUNT_EVENTS, EventMetadata, STREAM_CATEGORY, USAGE_EVENTS, subjectForEvent } from '@switchboard/contracts';
 import type { DomainEventType, PublishedEvent } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
+import { categoryOf } from '@switchboard/eventstore';
 import type { EventStore, RecordedEvent } from '@switchboard/eventstore';
 import { toRawEvent } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
@@ -11,6 +12,7 @@ const categories = [
   { category: STREAM_CATEGORY.account, subjects: ACCOUNT_EVENTS.map((e) => subjectForEvent(e.shape.type.value)) },
   { category: STREAM_CATEGORY.usage, subjects: USAGE_EVENTS.map((e) => subjectForEvent(e.shape.type.value)) },
 ];
+const PUBLISHED = new Set<string>(categories.map(({ category }) => category));
 const pageSize = 500;
 
 export interface EventPublisherOptions {
@@ -146,11 +148,17 @@ export class EventPublisher {
   }
 
   /**
-   * The next events of both categories in position order (cut where a full page ends);
-   * `complete` when no page was full, so nothing stored before the read was left out.
+   * The next events of the heard categories in position order (cut where a full page ends);
+   * `complete` when no page was full, so nothing stored before the read was left out. With every
+   * category heard (quota's store holds no other), the log is read once instead of once per
+   * category: one query a pass on PostgreSQL, not two.
    */
   private async pageAfter(from: bigint): Promise<{ events: RecordedEvent[]; complete: boolean; passedOverUpTo: bigint | undefined }> {
     const { heard, passedOverUpTo } = await this.heardCategories();
+    if (passedOverUpTo === undefined) {
+      const page = await this.options.store.readAll({ fromPosition: from + 1n, maxCount: pageSize });
+      return { events: page.filter((event) => PUBLISHED.has(categoryOf(event.stream))), complete: page.length < pageSize, passedOverUpTo };
+    }
     const pages = await Promise.all(heard.map((category) => this.options.store.readAll({ category, fromPosition: from + 1n, maxCount: pageSize })));
     const cutoff = pages.filter((p) => p.length === pageSize).map((p) => p.at(-1)!.position);
     const limit = cutoff.length === 0 ? undefined : cutoff.reduce((a, b) => (a < b ? a : b));
