@@ -133,6 +133,17 @@ describe('quota event publisher', () => {
     expect(reads).toEqual([{ category: undefined }]);
   });
 
+  it('passes over a full page of events of another category in its store and publishes what follows', async () => {
+    const { store, bus, publisher, append, publishedKeys } = setUp();
+    await bus.subscribe('sb.v1.evt.usage.>', () => undefined);
+    for (let i = 0; i < 501; i += 1) await store.append(`webhook-wh_${i}`, [{ type: 'WebhookRegistered', data: {} }], { expectedRevision: 'any' });
+    const keyId = await append();
+    const only = publisher('replica-a');
+    only.start(-1n);
+    only.wake();
+    await eventually(() => publishedKeys().includes(keyId) || undefined);
+  });
+
   it('takes over from a replica that stopped renewing its lease (a crash) and publishes what it left, with no append to wake it', async () => {
     const { publisher, append, publishedKeys } = setUp();
     const a = publisher('replica-a');
