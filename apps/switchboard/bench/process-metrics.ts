@@ -45,9 +45,11 @@ export async function ownCpuPerTask<T>(tasks: number, run: () => Promise<T>) {
   return { ...result, cpuMsPerSend: +((used.user + used.system) / 1000 / tasks).toFixed(2) };
 }
 
-const COUNTED = /^(switchboard_bus_request_duration_seconds_count|switchboard_eventstore_append_duration_seconds_count|switchboard_sqlite_transactions_total|switchboard_postgres_queries_total)\{(.*)\} (\d+)$/;
+/** A labelled sample line of the text format: name, labels, value. */
+const SAMPLE = /^(\w+)\{(.*)\} (\d+)$/;
 
-const KINDS: Record<string, { kind: string; by?: RegExp }> = {
+/** The samples counted, by metric name: the kind they add to, and the label that splits it. */
+const KINDS: Partial<Record<string, { kind: string; by?: RegExp }>> = {
   switchboard_bus_request_duration_seconds_count: { kind: 'busRequests' },
   switchboard_eventstore_append_duration_seconds_count: { kind: 'appends' },
   switchboard_sqlite_transactions_total: { kind: 'sqliteTransactions', by: /database="([^"]*)"/ },
@@ -65,9 +67,10 @@ async function workCounts(metricsUrls: readonly string[]): Promise<Record<string
   for (const url of metricsUrls) {
     const text = await (await fetch(url)).text();
     for (const line of text.split('\n')) {
-      const match = COUNTED.exec(line);
-      if (!match) continue;
-      const { kind, by } = KINDS[match[1]!]!;
+      const match = SAMPLE.exec(line);
+      const counted = match && KINDS[match[1]!];
+      if (!counted) continue;
+      const { kind, by } = counted;
       counts[kind]! += Number(match[3]);
       const part = by?.exec(match[2]!)?.[1];
       if (part !== undefined) counts[`${kind}.${part}`] = (counts[`${kind}.${part}`] ?? 0) + Number(match[3]);

@@ -157,7 +157,7 @@ export class EventPublisher {
    */
   private async pageAfter(from: bigint): Promise<{ events: RecordedEvent[]; complete: boolean; passedOverUpTo: bigint | undefined }> {
     const { heard, passedOverUpTo } = await this.heardCategories();
-    if (passedOverUpTo === undefined) {
+    if (heard.length === categories.length) {
       const page = await this.options.store.readAll({ fromPosition: from + 1n, maxCount: pageSize });
       return { events: page, complete: page.length < pageSize, passedOverUpTo };
     }
