@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppendNotifier } from '../src/append-notifier.js';
+import type { AppendedEvent } from '../src/append-notifier.js';
 
 /** Whether `promise` has settled once pending callbacks ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -39,5 +40,56 @@ describe('AppendNotifier', () => {
     const seenAll = notifier.version('account');
     notifier.notify();
     expect(await settled(notifier.waitForAppend(seenAll, 60_000, never, 'account'))).toBe(true);
+  });
+
+  describe('the events this process appended', () => {
+    const appended = (category: string, ...positions: number[]): AppendedEvent[] => positions.map((position) => ({
+      stream: `${category}-1`, category, type: 'Happened', revision: BigInt(position), position: BigInt(position),
+      data: '{}', metadata: '{}', recordedAtMs: 0, id: `e${position}`,
+    }));
+    const positions = (events: AppendedEvent[] | undefined) => events?.map((event) => Number(event.position));
+
+    it('hands over the events after a position when its commits follow it without a gap, of one category or all', () => {
+      const notifier = new AppendNotifier();
+      notifier.notifyAppended(appended('account', 4, 5));
+      notifier.notifyAppended(appended('usage', 6));
+      notifier.notifyAppended(appended('account', 7));
+      expect(notifier.ownHead()).toBe(7n);
+      expect(positions(notifier.appendedAfter(3n))).toEqual([4, 5, 6, 7]);
+      expect(positions(notifier.appendedAfter(4n, 'account'))).toEqual([5, 7]);
+      expect(positions(notifier.appendedAfter(5n, 'account'))).toEqual([7]);
+      expect(positions(notifier.appendedAfter(7n))).toEqual([]);
+    });
+
+    it('hands over nothing across a gap (another writer may have appended there) or before what it keeps', () => {
+      const notifier = new AppendNotifier();
+      notifier.notifyAppended(appended('account', 4));
+      // Position 5 is another writer's.
+      notifier.notifyAppended(appended('account', 6));
+      expect(positions(notifier.appendedAfter(5n))).toEqual([6]);
+      expect(notifier.appendedAfter(4n)).toBeUndefined();
+      expect(notifier.appendedAfter(2n)).toBeUndefined();
+    });
+
+    it('keeps only the latest events: older ones are read from the store', () => {
+      const notifier = new AppendNotifier();
+      for (let position = 1; position <= 5_000; position += 1) notifier.notifyAppended(appended('usage', position));
+      expect(notifier.appendedAfter(0n)).toBeUndefined();
+      expect(positions(notifier.appendedAfter(4_997n))).toEqual([4_998, 4_999, 5_000]);
+    });
+
+    it("wakes its categories' waiters, and counts apart from another writer's appends", async () => {
+      const notifier = new AppendNotifier();
+      const accounts = notifier.waitForAppend(notifier.version('account'), 60_000, never, 'account');
+      const foreign = notifier.foreignVersion('account');
+      notifier.notifyAppended(appended('account', 1));
+      expect(await settled(accounts)).toBe(true);
+      expect(notifier.foreignVersion('account')).toBe(foreign);
+      notifier.notify('usage');
+      expect(notifier.foreignVersion('account')).toBe(foreign);
+      expect(notifier.foreignVersion()).not.toBe(foreign);
+      notifier.notify();
+      expect(notifier.foreignVersion('account')).not.toBe(foreign);
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { processMetrics } from '@switchboard/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresEventStore, WrongExpectedRevisionError, type PostgresEventStoreOptions } from '../src/index.js';
+import { PostgresEventStore, WrongExpectedRevisionError, type PostgresEventStoreOptions, type RecordedEvent } from '../src/index.js';
 import { onDatabase } from '../src/testing/index.js';
 import { readAnnouncement } from '../src/postgres/append-announcement.js';
 import { iteratorOf, nextEvents, withTimeout } from './contract/helpers.js';
@@ -94,6 +94,26 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     expect(await roundTrips()).toBe(before + 3);
   });
 
+  it("hands a live subscription its own appends as a read returns them (recorded_at included), with no read of its own", async () => {
+    const store = open({ schema: 'handed_over' });
+    const roundTrips = async () => (await processMetrics().postgresQueries.get()).values.find((v) => v.labels['schema'] === 'handed_over')?.value ?? 0;
+    const live = store.subscribe({ category: 'message', from: 'start' })[Symbol.asyncIterator]();
+    const received: RecordedEvent[] = [];
+    const receive = async (count: number) => {
+      while (received.length < count) received.push(...(await live.next()).value!);
+    };
+    await store.append('message-m1', [{ type: 'Accepted', data: { b: 1, a: [2, '\\"'] } }], { expectedRevision: 'no_stream' });
+    await receive(1);
+    const before = await roundTrips();
+    await store.append('message-m1', [{ type: 'Sent', data: {} }, { type: 'Read', data: { at: new Date(5) } }], { expectedRevision: 0n });
+    await receive(3);
+    // The append's two round trips, and no read.
+    expect(await roundTrips()).toBe(before + 2);
+    expect(received).toEqual(await store.readAll({ category: 'message' }));
+    await live.return?.(undefined);
+    await store.close();
+  });
+
   it('stores any text as it was given, quotes and backslashes included, in every column an append writes', async () => {
     const store = open({ schema: 'quoting' });
     const stream = "o'brien\\-1";
@@ -173,9 +193,12 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
   });
 
   it('reads a category page by page along its index, even before the table was ever analyzed', async () => {
-    const store = open({ schema: 'paging' });
+    const writer = open({ schema: 'paging' });
     const batch = Array.from({ length: 100 }, (_, n) => ({ type: 'Counted', data: { n } }));
-    for (let s = 0; s < 100; s += 1) await store.append(`tally-${s}`, batch, { expectedRevision: 'no_stream' });
+    for (let s = 0; s < 100; s += 1) await writer.append(`tally-${s}`, batch, { expectedRevision: 'no_stream' });
+    await writer.close();
+    // Another store reads them: the writer itself would hand its last appends over from memory.
+    const store = open({ schema: 'paging' });
     let received = 0;
     for await (const page of store.subscribe({ category: 'tally', from: 'start' })) if ((received += page.length) >= 10_000) break;
     await store.close();

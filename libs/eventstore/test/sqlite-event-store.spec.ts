@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processMetrics } from '@switchboard/telemetry';
 import { DatabaseSync } from 'node:sqlite';
 import { GENESIS_HASH, SqliteEventStore, WrongExpectedRevisionError, verifyStream } from '../src/index.js';
+import type { RecordedEvent } from '../src/index.js';
 
 let directory: string;
 let store: SqliteEventStore;
@@ -97,5 +98,27 @@ describe('SqliteEventStore', () => {
     const stale = second.append('account-acc_1', [{ type: 'AccountOpened', data: {} }], { expectedRevision: 'no_stream' });
     await expect(stale).rejects.toEqual(new WrongExpectedRevisionError('account-acc_1', 'no_stream', 0n));
     await second.close();
+  });
+
+  it("hands a live subscription this process's appends as a read returns them, and another connection's between them in order", async () => {
+    const live = store.subscribe({ category: 'message', from: 'start' })[Symbol.asyncIterator]();
+    const received: RecordedEvent[] = [];
+    const receive = async (count: number) => {
+      while (received.length < count) received.push(...(await live.next()).value!);
+    };
+    await store.append('message-m1', [{ type: 'Accepted', data: { to: '+15550001', at: new Date(5), skip: undefined } }], { expectedRevision: 'no_stream' });
+    await receive(1);
+    await store.append('usage-u1', [{ type: 'Reserved', data: {} }], { expectedRevision: 'no_stream' });
+    await store.append('message-m1', [{ type: 'Sent', data: { n: 2 } }, { type: 'Delivered', data: { n: 3 } }], { expectedRevision: 0n });
+    await receive(3);
+    // Another connection (another process, the CLI) commits between this process's appends.
+    const other = new DatabaseSync(path.join(directory, 'events.sqlite'));
+    other.prepare("INSERT INTO events (id, stream, category, revision, type, data, metadata, recorded_at) VALUES ('x1', 'message-m2', 'message', 0, 'Accepted', '{}', '{}', 7)").run();
+    other.close();
+    await store.append('message-m1', [{ type: 'Read', data: { n: 4 } }], { expectedRevision: 2n });
+    await receive(5);
+    expect(received).toEqual(await store.readAll({ category: 'message' }));
+    expect(received.map((e) => `${e.stream}:${e.type}`)).toEqual(['message-m1:Accepted', 'message-m1:Sent', 'message-m1:Delivered', 'message-m2:Accepted', 'message-m1:Read']);
+    await live.return?.(undefined);
   });
 });

@@ -4,6 +4,7 @@ import {
   WrongExpectedRevisionError, categoryOf, revisionMatches,
   type ActualRevision, type AppendResult, type ExpectedRevision, type NewEvent,
 } from '../event-store.js';
+import type { AppendedEvent, AppendNotifier } from '../append-notifier.js';
 import { GENESIS_HASH, chainEvents, chainHeadFrom } from '../hash-chain.js';
 import { announcementPayload } from './append-announcement.js';
 import { uniqueViolation, withConnection } from './postgres-driver.js';
@@ -62,8 +63,8 @@ export class PostgresAppends {
     private readonly target: () => Promise<AppendTarget>,
     /** Names this store in its commits' NOTIFY, so that its own listener skips their echo. */
     private readonly origin: string,
-    /** Runs after each commit that appended something, with its categories (wakes this store's subscriptions). */
-    private readonly onCommitted: (categories: readonly string[]) => void,
+    /** Told of each commit's events (wakes this store's subscriptions, and hands them the events). */
+    private readonly notifier: AppendNotifier,
   ) {}
 
   append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -89,24 +90,24 @@ export class PostgresAppends {
   }
 
   async #commit(batch: PendingAppend[]): Promise<void> {
-    let decisions: Decision[];
-    let firstPosition: bigint;
-    let categories: readonly string[];
+    let committed: Awaited<ReturnType<typeof appendBatch>>;
     try {
       const target = await this.target();
-      ({ decisions, firstPosition, categories } = await withConnection(this.pool, (client) => appendBatch(client, target, this.origin, batch)));
+      committed = await withConnection(this.pool, (client) => appendBatch(client, target, this.origin, batch));
     } catch (error) {
       // It may have committed all the same (a connection lost after COMMIT was sent), and this
-      // store's listener skips its own announcements: wake the categories it wrote to.
-      this.onCommitted([...new Set(batch.map((pending) => categoryOf(pending.stream)))]);
+      // store's listener skips its own announcements: the categories it wrote to are woken, as
+      // for another writer's commit (read from the server: what it holds is not known here).
+      for (const category of new Set(batch.map((pending) => categoryOf(pending.stream)))) this.notifier.notify(category);
       return this.#failed(batch, error);
     }
+    const { decisions, firstPosition } = committed;
     batch.forEach((pending, i) => {
       const decision = decisions[i]!;
       if (decision.ok) pending.resolve({ nextRevision: decision.nextRevision, position: firstPosition + BigInt(decision.lastRow) });
       else pending.reject(decision.error);
     });
-    if (categories.length > 0) this.onCommitted(categories);
+    this.notifier.notifyAppended(committed.appended);
   }
 
   /**
@@ -140,6 +141,16 @@ export class PostgresAppends {
 
 /** The rows of one batch, column by column (one array parameter each). */
 export class Rows {
+  /** The rows as committed at positions `first`… and time `recordedAt`: what a read would return. */
+  appendedAt(first: bigint, recordedAt: Date): AppendedEvent[] {
+    const recordedAtMs = recordedAt.getTime();
+    return this.ids.map((id, i) => ({
+      stream: this.streams[i]!, category: this.categories[i]!, type: this.types[i]!, revision: this.revisions[i]!,
+      position: first + BigInt(i), data: this.data[i]!, metadata: this.metadata[i]!, recordedAtMs, id,
+    }));
+  }
+
+
   readonly ids: string[] = [];
   readonly streams: string[] = [];
   readonly categories: string[] = [];
@@ -195,7 +206,7 @@ export function decideAppends(
  */
 async function appendBatch(
   client: PoolClient, target: AppendTarget, origin: string, batch: readonly PendingAppend[],
-): Promise<{ decisions: Decision[]; firstPosition: bigint; categories: readonly string[] }> {
+): Promise<{ decisions: Decision[]; firstPosition: bigint; appended: AppendedEvent[] }> {
   await preparedOn(client, target.log);
   const streams = [...new Set(batch.map((pending) => pending.stream))];
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
@@ -205,16 +216,17 @@ async function appendBatch(
   const { decisions, rows } = decideAppends(batch, current);
   if (rows.count === 0) {
     await client.query('ROLLBACK');
-    return { decisions, firstPosition: 0n, categories: [] };
+    return { decisions, firstPosition: 0n, appended: [] };
   }
   const categories = [...new Set(rows.categories)];
   const payload = announcementPayload({ origin, categories });
   // NOTIFY is delivered at commit, never before: a woken subscriber always finds the events.
-  const inserted = await simpleQuery<{ first: string }>(client, `EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
+  const inserted = await simpleQuery<{ first: string; recorded_at: Date }>(client, `EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
     textArray(client, rows.ids), textArray(client, rows.streams), textArray(client, rows.categories),
     `ARRAY[${rows.revisions.join(',')}]::bigint[]`, textArray(client, rows.types), textArray(client, rows.data), textArray(client, rows.metadata),
   ].join(', ')}); SELECT pg_notify('${target.log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
-  return { decisions, firstPosition: BigInt(inserted[0]!.rows[0]!.first), categories };
+  const { first, recorded_at: recordedAt } = inserted[0]!.rows[0]!;
+  return { decisions, firstPosition: BigInt(first), appended: rows.appendedAt(BigInt(first), recordedAt) };
 }
 
 interface HeadRow {
@@ -224,7 +236,8 @@ interface HeadRow {
 }
 
 const STREAM_HEADS = 'sb_stream_heads';
-const INSERT_EVENTS = 'sb_insert_events';
+// Named anew when its text changes: a pooled server connection may hold the old one (42P05 is taken as "prepared").
+const INSERT_EVENTS = 'sb_insert_events_at';
 
 /** Connections whose statements are prepared (per log: a pool serves one store). */
 const preparedConnections = new WeakSet<PoolClient>();
@@ -235,8 +248,9 @@ const preparedConnections = new WeakSet<PoolClient>();
  * there, about a third of the server's CPU per append.
  * - Stream heads: one last row per stream, not GROUP BY: each is a single backward step on the
  *   (stream, revision) index, however long the stream, and its metadata holds the chain head.
- * - Insert: the rows at consecutive positions, returning the first. Under the append lock no one
- *   else draws from the sequence, so advancing it by the row count reserves exactly that range.
+ * - Insert: the rows at consecutive positions, returning the first and the rows' `recorded_at` (the
+ *   statement's time, the column's default). Under the append lock no one else draws from the
+ *   sequence, so advancing it by the row count reserves exactly that range.
  */
 async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
   if (preparedConnections.has(client)) return;
@@ -256,7 +270,7 @@ async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
         FROM reserved, unnest($2, $3, $4, $5, $6, $7, $8)
           WITH ORDINALITY AS e (id, stream, category, revision, type, data, metadata, ordinality)
       )
-      SELECT first FROM reserved`],
+      SELECT first, statement_timestamp() AS recorded_at FROM reserved`],
   ];
   // One at a time: PREPARE is not undone by a rollback, so one that succeeded before a failure is
   // still there at the next try (the same statement: a pool serves one log).

@@ -58,9 +58,7 @@ export class PostgresEventStore implements EventStore {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     const origin = randomUUID();
     this.#listener = new PostgresListener(() => new Client(connection), this.#log.channel, this.#pollIntervalMs, origin);
-    this.#appends = new PostgresAppends(this.#pool, () => this.#ready(), origin, (categories) => {
-      for (const category of categories) this.#listener.notifier.notify(category);
-    });
+    this.#appends = new PostgresAppends(this.#pool, () => this.#ready(), origin, this.#listener.notifier);
   }
 
   append(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): Promise<AppendResult> {

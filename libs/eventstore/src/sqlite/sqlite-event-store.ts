@@ -7,7 +7,7 @@ import {
   type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription,
   type SubscriptionStart, type WriteMark,
 } from '../event-store.js';
-import { notifierFor, type AppendNotifier } from '../append-notifier.js';
+import { notifierFor, type AppendedEvent, type AppendNotifier } from '../append-notifier.js';
 import { chainEvents, chainHeadFrom } from '../hash-chain.js';
 import { PollingSubscription } from '../polling-subscription.js';
 import { traceAppend } from '../tracing.js';
@@ -41,7 +41,7 @@ interface PendingAppend {
   stream: string;
   events: readonly NewEvent[];
   options: AppendOptions;
-  outcome?: { ok: true; result: AppendResult } | { ok: false; error: unknown };
+  outcome?: { ok: true; result: AppendResult; appended: AppendedEvent[] } | { ok: false; error: unknown };
 }
 
 const columns = 'position, id, stream, revision, type, data, metadata, recorded_at';
@@ -78,9 +78,11 @@ export class SqliteEventStore implements EventStore {
     return traceAppend('sqlite', stream, events.length, async () => {
       const pending: PendingAppend = { stream, events, options };
       await this.#appends.add(pending);
-      this.#notifier.notify(categoryOf(stream));
-      if (!pending.outcome!.ok) throw pending.outcome!.error;
-      return pending.outcome!.result;
+      const outcome = pending.outcome!;
+      if (!outcome.ok) throw outcome.error;
+      // Each append of the turn's commit in turn: their positions follow each other.
+      this.#notifier.notifyAppended(outcome.appended);
+      return outcome.result;
     });
   }
 
@@ -161,9 +163,10 @@ export class SqliteEventStore implements EventStore {
         throw new WrongExpectedRevisionError(stream, options.expectedRevision, actual);
       }
       const { chained } = chainEvents(chainHeadFrom(hash), events);
-      const result = this.#insert(stream, actual === 'no_stream' ? 0n : actual + 1n, chained);
+      const appended = this.#insert(stream, actual === 'no_stream' ? 0n : actual + 1n, chained);
       this.#db.exec('RELEASE append');
-      return { ok: true, result };
+      const last = appended.at(-1)!;
+      return { ok: true, result: { nextRevision: last.revision, position: last.position }, appended };
     } catch (error) {
       this.#db.exec('ROLLBACK TO append');
       this.#db.exec('RELEASE append');
@@ -171,20 +174,19 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  #insert(stream: string, firstRevision: bigint, events: readonly NewEvent[]): AppendResult {
+  /** The events as stored, with their positions. */
+  #insert(stream: string, firstRevision: bigint, events: readonly NewEvent[]): AppendedEvent[] {
     const category = categoryOf(stream);
-    const recordedAt = Date.now();
+    const recordedAtMs = Date.now();
     let revision = firstRevision - 1n;
-    let position = 0n;
-    for (const event of events) {
+    return events.map((event) => {
       revision += 1n;
-      const inserted = this.#statements.insert.run(
-        event.id ?? newEventId(), stream, category, revision, event.type,
-        JSON.stringify(event.data ?? null), JSON.stringify(event.metadata ?? {}), recordedAt,
-      );
-      position = BigInt(inserted.lastInsertRowid);
-    }
-    return { nextRevision: revision, position };
+      const id = event.id ?? newEventId();
+      const data = JSON.stringify(event.data ?? null);
+      const metadata = JSON.stringify(event.metadata ?? {});
+      const inserted = this.#statements.insert.run(id, stream, category, revision, event.type, data, metadata, recordedAtMs);
+      return { stream, category, type: event.type, revision, position: BigInt(inserted.lastInsertRowid), data, metadata, recordedAtMs, id };
+    });
   }
 
   /** The stream's last revision and the hash its next event links to, in one lookup. */
