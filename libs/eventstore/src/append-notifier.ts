@@ -32,10 +32,11 @@ interface OwnCommit {
 }
 
 /**
- * How many of this process's latest appended events the notifier keeps: a live subscription is a
- * turn or two behind at most; one further behind reads the store, as it would anyway.
+ * How many of this process's latest appended events the notifier keeps (about 1 MB of JSON at most
+ * for the largest events): a live subscription is a turn or two behind; one further behind reads
+ * the store, as it would anyway.
  */
-const KEPT_EVENTS = 4_096;
+const KEPT_EVENTS = 1_024;
 
 /**
  * Wakes a store's live subscriptions as soon as an append commits. SQLite: appends made in this
