@@ -21,15 +21,22 @@ const MAX_IN_FLIGHT = 32;
 const MAX_BACKOFF_MS = 5_000;
 /** A take that ended at once with nothing (a closed outbox does) is not followed by another at once. */
 const IDLE_TAKE_GAP_MS = 100;
+/**
+ * How long an account's receipts are gathered before they go in one call: a message's delivered
+ * and read receipts, and those of the messages sent just before or after it, arrive a few ms
+ * apart, and each call costs messaging an append, a read-model commit and a public event per
+ * batch rather than per receipt. A status moves at most this much later.
+ */
+export const RECEIPT_GATHER_MS = 20;
 
 /**
  * Hands what the network reports (receipts, received messages) to the messaging service through
  * the durable outbox: an entry is written first, then taken from the outbox and sent
  * (`sb.v1.messaging.recordReceipts` / `recordInbound`) until messaging answers, however long it is
  * away, and across a restart of this process (what the outbox holds is sent again; messaging
- * records each once). The receipts of an account taken in one turn of the event loop go in one
- * call (a burst of sends brings its receipts back together). With a shared outbox (distributed
- * mode) an entry may be sent by any replica.
+ * records each once). The receipts of an account taken within RECEIPT_GATHER_MS go in one call
+ * (up to MAX_RECEIPTS_PER_CALL). With a shared outbox (distributed mode) an entry may be sent by
+ * any replica.
  * While messaging cannot be reached, sending pauses with a growing wait (up to 5 s), and the entry
  * is handed back to the outbox for that long. Only a refusal that retrying cannot change (a
  * 4xx-class error) drops an entry, logged.
@@ -43,8 +50,9 @@ export class MessagingForwarder {
   readonly #stopping = new AbortController();
   #taking: Promise<void> = Promise.resolve();
   readonly #sending = new Set<Promise<void>>();
-  /** Receipts taken in this turn of the event loop, by account, sent together at its end. */
+  /** Receipts being gathered, by account, sent together when `#gathering` fires. */
   readonly #receipts = new Map<string, OutboxDelivery[]>();
+  #gathering: NodeJS.Timeout | undefined;
   /** The take loop, waiting for room (a send to end, a pause to end, or stop). */
   #roomWaiter: (() => void) | undefined;
 
@@ -85,6 +93,7 @@ export class MessagingForwarder {
   async stop(): Promise<void> {
     this.#stopping.abort();
     clearTimeout(this.#paused);
+    clearTimeout(this.#gathering);
     this.#wakeTaker();
     await this.#taking;
     // Receipts taken but not sent yet: back to the outbox.
@@ -130,7 +139,10 @@ export class MessagingForwarder {
       this.#inFlight++;
       return this.#track(this.#send([delivery]));
     }
-    if (this.#receipts.size === 0) setImmediate(() => this.#sendReceipts());
+    this.#gathering ??= setTimeout(() => {
+      this.#gathering = undefined;
+      this.#sendReceipts();
+    }, RECEIPT_GATHER_MS);
     let batch = this.#receipts.get(entry.command.accountId);
     if (batch === undefined) {
       // A new call: it takes its place in flight now, while it is being gathered.

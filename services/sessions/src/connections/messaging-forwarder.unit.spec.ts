@@ -51,4 +51,37 @@ describe('the messaging forwarder', () => {
     expect(calls).toEqual([]);
     await bus.close();
   });
+
+  it("sends an account's receipts handed out in separate turns, within RECEIPT_GATHER_MS, in one call", async () => {
+    const bus = new InProcessBus({ logger: quiet });
+    const calls: { receipts: RecordReceiptCommand[] }[] = [];
+    await bus.subscribe(MessagingSubjects.recordReceipts.subject, (message) => {
+      calls.push(message.data as { receipts: RecordReceiptCommand[] });
+      return { results: [] };
+    });
+    const outcomes = new Map<string, string>();
+    const turns = [[receipt(1)], [receipt(2), receipt(3)]];
+    const outbox: MessagingOutbox = {
+      add: async () => undefined,
+      async *take(_max: number, signal: AbortSignal): AsyncIterable<OutboxDelivery> {
+        const commands = turns.shift();
+        if (commands === undefined) return void (await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })));
+        // Each take in a turn of its own, as receipts read from the network come.
+        await new Promise((resolve) => setImmediate(resolve));
+        for (const command of commands) {
+          const id = command.networkMessageId;
+          yield { entry: { subject: 'recordReceipt', command }, done: () => outcomes.set(id, 'done'), drop: () => outcomes.set(id, 'dropped'), retryLater: () => outcomes.set(id, 'retry') };
+        }
+      },
+      backlog: async () => 0,
+      close: async () => undefined,
+    };
+    const forwarder = new MessagingForwarder(bus, outbox, { put: async () => 'unused' }, quiet);
+    forwarder.start();
+    await expect.poll(() => outcomes.size).toBe(3);
+    expect(Object.fromEntries(outcomes)).toEqual({ '3EB01': 'done', '3EB02': 'done', '3EB03': 'done' });
+    expect(calls.map((call) => call.receipts.map((r) => r.networkMessageId))).toEqual([['3EB01', '3EB02', '3EB03']]);
+    await forwarder.stop();
+    await bus.close();
+  });
 });
