@@ -92,6 +92,13 @@ export class AppendNotifier {
    */
   notifyAppended(events: readonly AppendedEvent[]): void {
     if (events.length === 0) return;
+    const head = this.ownHead();
+    // Positions that went back (the log made anew under a running store): what was kept is not this log's.
+    if (head !== undefined && events[0]!.position <= head) {
+      this.#ownCommits.length = 0;
+      this.#keptEvents = 0;
+      this.#foreignUnknownVersion = this.#version + 1;
+    }
     this.#ownCommits.push({ first: events[0]!.position, last: events.at(-1)!.position, events });
     this.#keptEvents += events.length;
     while (this.#keptEvents > KEPT_EVENTS && this.#ownCommits.length > 1) this.#keptEvents -= this.#ownCommits.shift()!.events.length;
@@ -176,16 +183,32 @@ interface Waiter {
   wake(): void;
 }
 
-const notifiersByFile = new Map<string, AppendNotifier>();
+const notifiersByFile = new Map<string, { notifier: AppendNotifier; holders: number }>();
 
-/** One notifier per SQLite database file, shared by every store instance opened on it in this process. */
-export function notifierFor(file: string): AppendNotifier {
-  if (file === ':memory:') return new AppendNotifier();
+/**
+ * One notifier per SQLite database file, shared by every store instance open on it in this
+ * process; `release()` when the store closes. Once none is open it is forgotten: the appends it
+ * kept belong to the file as it was, and a file made anew at the same path starts its positions
+ * over.
+ */
+export function notifierFor(file: string): { notifier: AppendNotifier; release(): void } {
+  if (file === ':memory:') return { notifier: new AppendNotifier(), release: () => undefined };
   const key = path.resolve(file);
-  let notifier = notifiersByFile.get(key);
-  if (!notifier) {
-    notifier = new AppendNotifier();
-    notifiersByFile.set(key, notifier);
+  let entry = notifiersByFile.get(key);
+  if (!entry) {
+    entry = { notifier: new AppendNotifier(), holders: 0 };
+    notifiersByFile.set(key, entry);
   }
-  return notifier;
+  entry.holders += 1;
+  const held = entry;
+  let released = false;
+  return {
+    notifier: held.notifier,
+    release: () => {
+      if (released) return;
+      released = true;
+      held.holders -= 1;
+      if (held.holders === 0 && notifiersByFile.get(key) === held) notifiersByFile.delete(key);
+    },
+  };
 }

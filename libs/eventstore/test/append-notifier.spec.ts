@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppendNotifier } from '../src/append-notifier.js';
+import { AppendNotifier, notifierFor } from '../src/append-notifier.js';
 import type { AppendedEvent } from '../src/append-notifier.js';
 
 /** Whether `promise` has settled once pending callbacks ran. */
@@ -71,6 +71,17 @@ describe('AppendNotifier', () => {
       expect(notifier.appendedAfter(2n)).toBeUndefined();
     });
 
+    it('forgets what it kept when positions go back (a log made anew), and has subscriptions read the store', () => {
+      const notifier = new AppendNotifier();
+      notifier.notifyAppended(appended('account', 9, 10));
+      const foreign = notifier.foreignVersion('account');
+      notifier.notifyAppended(appended('account', 3));
+      expect(notifier.foreignVersion('account')).not.toBe(foreign);
+      expect(notifier.ownHead()).toBe(3n);
+      expect(positions(notifier.appendedAfter(2n))).toEqual([3]);
+      expect(notifier.appendedAfter(8n)).toEqual([]);
+    });
+
     it('keeps only the latest events: older ones are read from the store', () => {
       const notifier = new AppendNotifier();
       for (let position = 1; position <= 5_000; position += 1) notifier.notifyAppended(appended('usage', position));
@@ -91,5 +102,22 @@ describe('AppendNotifier', () => {
       notifier.notify();
       expect(notifier.foreignVersion('account')).not.toBe(foreign);
     });
+  });
+
+  it("is shared by the stores open on one file, and forgotten with the last of them (a file made anew starts its positions over)", () => {
+    const file = `/tmp/sb-notifier-${process.pid}-${Date.now()}.sqlite`;
+    const first = notifierFor(file);
+    const second = notifierFor(file);
+    expect(second.notifier).toBe(first.notifier);
+    first.notifier.notifyAppended([{ stream: 'usage-1', category: 'usage', type: 'Reserved', revision: 0n, position: 10n, data: '{}', metadata: '{}', recordedAtMs: 0, id: 'e10' }]);
+    first.release();
+    first.release();
+    const third = notifierFor(file);
+    expect(third.notifier).toBe(second.notifier);
+    second.release();
+    third.release();
+    const later = notifierFor(file);
+    expect(later.notifier).not.toBe(first.notifier);
+    expect(later.notifier.ownHead()).toBeUndefined();
   });
 });

@@ -56,6 +56,7 @@ const noLimit = -1;
 export class SqliteEventStore implements EventStore {
   readonly #db: DatabaseSync;
   readonly #notifier: AppendNotifier;
+  readonly #releaseNotifier: () => void;
   readonly #pollIntervalMs: number | undefined;
   readonly #subscriptions = new Set<PollingSubscription>();
   readonly #statements: ReturnType<typeof prepareStatements>;
@@ -64,7 +65,7 @@ export class SqliteEventStore implements EventStore {
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     this.#db = openSqliteDatabase(file, eventsSchema, options);
-    this.#notifier = notifierFor(file);
+    ({ notifier: this.#notifier, release: this.#releaseNotifier } = notifierFor(file));
     this.#pollIntervalMs = options.pollIntervalMs;
     this.#statements = prepareStatements(this.#db);
     this.#otherWriters = file === ':memory:' ? undefined : new OtherWriters(file, this.#db, () => this.#notifier.notify());
@@ -152,6 +153,7 @@ export class SqliteEventStore implements EventStore {
     // Appends already made keep their commit.
     this.#appends.flush();
     if (this.#db.isOpen) this.#db.close();
+    this.#releaseNotifier();
   }
 
   #appendInSavepoint({ stream, events, options }: PendingAppend): NonNullable<PendingAppend['outcome']> {
