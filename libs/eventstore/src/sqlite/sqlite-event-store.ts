@@ -65,9 +65,10 @@ export class SqliteEventStore implements EventStore {
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     this.#db = openSqliteDatabase(file, eventsSchema, options);
-    ({ notifier: this.#notifier, release: this.#releaseNotifier } = notifierFor(file));
     this.#pollIntervalMs = options.pollIntervalMs;
     this.#statements = prepareStatements(this.#db);
+    // Held from here on, released by close(): taken after what could fail above.
+    ({ notifier: this.#notifier, release: this.#releaseNotifier } = notifierFor(file));
     this.#otherWriters = file === ':memory:' ? undefined : new OtherWriters(file, this.#db, () => this.#notifier.notify());
     this.#appends = new TurnBatchedWrites(this.#db, (batch) => {
       for (const pending of batch) pending.outcome = this.#appendInSavepoint(pending);
