@@ -141,16 +141,6 @@ export class PostgresAppends {
 
 /** The rows of one batch, column by column (one array parameter each). */
 export class Rows {
-  /** The rows as committed at positions `first`… and time `recordedAt`: what a read would return. */
-  appendedAt(first: bigint, recordedAt: Date): AppendedEvent[] {
-    const recordedAtMs = recordedAt.getTime();
-    return this.ids.map((id, i) => ({
-      stream: this.streams[i]!, category: this.categories[i]!, type: this.types[i]!, revision: this.revisions[i]!,
-      position: first + BigInt(i), data: this.data[i]!, metadata: this.metadata[i]!, recordedAtMs, id,
-    }));
-  }
-
-
   readonly ids: string[] = [];
   readonly streams: string[] = [];
   readonly categories: string[] = [];
@@ -171,6 +161,15 @@ export class Rows {
     this.types.push(event.type);
     this.data.push(JSON.stringify(event.data ?? null));
     this.metadata.push(JSON.stringify(event.metadata ?? {}));
+  }
+
+  /** The rows as committed at positions `first`… and time `recordedAt`: what a read would return. */
+  appendedAt(first: bigint, recordedAt: Date): AppendedEvent[] {
+    const recordedAtMs = recordedAt.getTime();
+    return this.ids.map((id, i) => ({
+      stream: this.streams[i]!, category: this.categories[i]!, type: this.types[i]!, revision: this.revisions[i]!,
+      position: first + BigInt(i), data: this.data[i]!, metadata: this.metadata[i]!, recordedAtMs, id,
+    }));
   }
 }
 
