@@ -94,16 +94,18 @@ export class AppendNotifier {
     if (events.length === 0) return;
     const head = this.ownHead();
     // Positions that went back (the log made anew under a running store): what was kept is not this log's.
-    if (head !== undefined && events[0]!.position <= head) {
+    const madeAnew = head !== undefined && events[0]!.position <= head;
+    if (madeAnew) {
       this.#ownCommits.length = 0;
       this.#keptEvents = 0;
-      this.#foreignUnknownVersion = this.#version + 1;
     }
     this.#ownCommits.push({ first: events[0]!.position, last: events.at(-1)!.position, events });
     this.#keptEvents += events.length;
     while (this.#keptEvents > KEPT_EVENTS && this.#ownCommits.length > 1) this.#keptEvents -= this.#ownCommits.shift()!.events.length;
     const categories = new Set(events.map((event) => event.category));
     for (const category of categories) this.#bump(category);
+    // As another writer's: every subscription reads the store again.
+    if (madeAnew) this.#foreignUnknownVersion = this.#version;
     for (const category of categories) this.#wake(category);
   }
 

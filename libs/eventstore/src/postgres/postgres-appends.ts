@@ -101,13 +101,13 @@ export class PostgresAppends {
       for (const category of new Set(batch.map((pending) => categoryOf(pending.stream)))) this.notifier.notify(category);
       return this.#failed(batch, error);
     }
-    const { decisions, firstPosition } = committed;
+    const { decisions, appended } = committed;
     batch.forEach((pending, i) => {
       const decision = decisions[i]!;
-      if (decision.ok) pending.resolve({ nextRevision: decision.nextRevision, position: firstPosition + BigInt(decision.lastRow) });
+      if (decision.ok) pending.resolve({ nextRevision: decision.nextRevision, position: appended[decision.lastRow]!.position });
       else pending.reject(decision.error);
     });
-    this.notifier.notifyAppended(committed.appended);
+    this.notifier.notifyAppended(appended);
   }
 
   /**
@@ -205,7 +205,7 @@ export function decideAppends(
  */
 async function appendBatch(
   client: PoolClient, target: AppendTarget, origin: string, batch: readonly PendingAppend[],
-): Promise<{ decisions: Decision[]; firstPosition: bigint; appended: AppendedEvent[] }> {
+): Promise<{ decisions: Decision[]; appended: AppendedEvent[] }> {
   await preparedOn(client, target.log);
   const streams = [...new Set(batch.map((pending) => pending.stream))];
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
@@ -215,7 +215,7 @@ async function appendBatch(
   const { decisions, rows } = decideAppends(batch, current);
   if (rows.count === 0) {
     await client.query('ROLLBACK');
-    return { decisions, firstPosition: 0n, appended: [] };
+    return { decisions, appended: [] };
   }
   const categories = [...new Set(rows.categories)];
   const payload = announcementPayload({ origin, categories });
@@ -225,7 +225,7 @@ async function appendBatch(
     `ARRAY[${rows.revisions.join(',')}]::bigint[]`, textArray(client, rows.types), textArray(client, rows.data), textArray(client, rows.metadata),
   ].join(', ')}); SELECT pg_notify('${target.log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
   const { first, recorded_at: recordedAt } = inserted[0]!.rows[0]!;
-  return { decisions, firstPosition: BigInt(first), appended: rows.appendedAt(BigInt(first), recordedAt) };
+  return { decisions, appended: rows.appendedAt(BigInt(first), recordedAt) };
 }
 
 interface HeadRow {
