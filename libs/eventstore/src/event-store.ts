@@ -116,6 +116,22 @@ export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
   close(): Promise<void>;
 }
 
+/**
+ * Reads of a log (or one category) after a position, for a reader that follows it on demand
+ * instead of through a subscription (a publisher woken by appends, a feed paged by a client): the
+ * same events as `readAll` after that position, and on the SQLite and PostgreSQL stores the
+ * events this process just appended are handed over instead of being read back, when it asks on
+ * from where its last read ended and nothing else can lie between. Keep one per reader.
+ */
+export interface LogTail {
+  /**
+   * Up to `limit` events with a position greater than `after`, in position order. `through`: a
+   * position (a head read just before) the answer must hold every event up to, when not cut by
+   * `limit`: handed-over events vouch only for what this process appended and what others announced.
+   */
+  readAfter(after: bigint, limit: number, through?: bigint): Promise<readonly RecordedEvent[]>;
+}
+
 /** What `writeMark` vouches for: taken before a read, it tells whether that read is still the latest. */
 export interface WriteMark {
   /** True while nothing was appended to the mark's category since it was taken, by this process or any other. */
@@ -150,6 +166,8 @@ export interface EventStore {
    */
   writeMark(category: string): WriteMark | undefined;
   subscribe(options: SubscribeOptions): Subscription;
+  /** A reader's own tail of the log (or of `category`): see `LogTail`. */
+  tail(category?: string): LogTail;
   close(): Promise<void>;
 }
 

@@ -1,14 +1,10 @@
 import type { RecordedEvent, Subscription } from './event-store.js';
-import { recordedEventOf } from './append-notifier.js';
-import type { AppendNotifier } from './append-notifier.js';
+import { NotifiedLogTail } from './log-tail.js';
+import type { TailSource } from './log-tail.js';
 
-export interface PollingSource {
-  /** Up to `limit` events with a position greater than `checkpoint`, in position order. */
-  readAfter(checkpoint: bigint, limit: number): RecordedEvent[] | Promise<RecordedEvent[]>;
-  notifier: AppendNotifier;
+/** A tail's source, and how long a live subscription waits for a wake before it reads anyway. */
+export interface PollingSource extends TailSource {
   pollIntervalMs: number;
-  /** The category read, so that only its appends wake the subscription; undefined: all. */
-  category?: string | undefined;
 }
 
 /**
@@ -22,8 +18,8 @@ export const CATCH_UP_PAGE_SIZE = 2_000;
  * Catch-up by reading pages after the checkpoint (each page one batch), then live by waiting for an append
  * notification or the poll interval (appends nobody notified us of), whichever is first. Used by the SQLite
  * and PostgreSQL stores, whose positions both become visible in position order. Live, the events this
- * process appended are taken from the notifier (`appendedAfter`) instead of being read back, as long as
- * nothing else can lie between (see `pollAfter`).
+ * process appended are taken from the notifier instead of being read back, as long as nothing else can
+ * lie between (its reads go through a `NotifiedLogTail`).
  */
 export class PollingSubscription implements Subscription {
   readonly #stop = new AbortController();
@@ -62,33 +58,14 @@ async function* pollAfter(
   source: PollingSource, after: bigint, stop: AbortSignal, onEnded: () => void,
 ): AsyncGenerator<readonly RecordedEvent[], void, undefined> {
   const { notifier, category } = source;
+  const tail = new NotifiedLogTail(source);
   let checkpoint = after;
-  // Every event of the category at or before `covered` has been delivered (or precedes `after`):
-  // known after a read that reached the end of the log, and carried on by this process's own
-  // appends as long as they follow it without a gap. Another writer's announced append since the
-  // last read (`foreignSeen`) means a read again.
-  let covered: bigint | undefined;
-  let foreignSeen = 0;
   try {
     while (!stop.aborted) {
       const seenVersion = notifier.version(category);
-      const appended = covered !== undefined && notifier.foreignVersion(category) === foreignSeen
-        ? notifier.appendedAfter(covered, category) : undefined;
-      let page: readonly RecordedEvent[];
-      // Nothing of our own to hand over (a poll, a wake by another writer): the store is asked.
-      if (appended !== undefined && appended.length > 0 && appended.length <= CATCH_UP_PAGE_SIZE) {
-        page = appended.map(recordedEventOf);
-        covered = notifier.ownHead();
-      } else {
-        foreignSeen = notifier.foreignVersion(category);
-        // This process's appends up to here committed before the read starts: it sees them all.
-        const ownHead = notifier.ownHead();
-        page = await source.readAfter(checkpoint, CATCH_UP_PAGE_SIZE);
-        // Closed while the read was in flight: a pending next() resolves as done, not with a late batch.
-        if (stop.aborted) return;
-        const last = page.at(-1)?.position ?? checkpoint;
-        covered = page.length < CATCH_UP_PAGE_SIZE && ownHead !== undefined && ownHead > last ? ownHead : last;
-      }
+      const page = await tail.readAfter(checkpoint, CATCH_UP_PAGE_SIZE);
+      // Closed while the read was in flight: a pending next() resolves as done, not with a late batch.
+      if (stop.aborted) return;
       if (page.length > 0) {
         yield page;
         checkpoint = page.at(-1)!.position;

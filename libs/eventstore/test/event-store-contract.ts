@@ -5,6 +5,7 @@ import { concurrencyContract } from './contract/concurrency.contract.js';
 import { headContract } from './contract/head.contract.js';
 import type { ContractTarget } from './contract/helpers.js';
 import { subscriptionContract } from './contract/subscription.contract.js';
+import { tailContract } from './contract/tail.contract.js';
 
 export type { ContractTarget } from './contract/helpers.js';
 
@@ -25,5 +26,6 @@ export function eventStoreContract(name: string, target: () => ContractTarget, o
     describe('hash chain', () => chainContract(target));
     describe('catch-up subscriptions', () => subscriptionContract(target));
     describe('head and lag', () => headContract(target));
+    describe('a reader\'s tail', () => tailContract(target));
   });
 }

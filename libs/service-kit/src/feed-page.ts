@@ -1,5 +1,5 @@
 import type { FeedEntry, FeedReply, FeedRequest, PublicEvent } from '@switchboard/contracts';
-import type { EventStore, RecordedEvent } from '@switchboard/eventstore';
+import type { EventStore, LogTail, RecordedEvent } from '@switchboard/eventstore';
 
 /**
  * Maps one stored fact to its public event (or null). `earlier` holds the events of the same
@@ -15,20 +15,23 @@ const REMEMBERED_STREAMS = 1_024;
  * after `request.after`, mapped. A stream's earlier events are read from the store once and then
  * kept (for the most recently seen streams) as later pages bring its next events, so a message's
  * sent, delivered and read facts do not each read its stream again. `head` is the last position
- * read, so facts without a public event are not read again.
+ * read, so facts without a public event are not read again. Pages are read through one tail of the
+ * category: the facts this process just appended are handed over, not read back.
  */
 export class FeedReader {
   readonly #histories = new Map<string, RecordedEvent[]>();
+  readonly #tail: LogTail;
 
   constructor(
     private readonly store: EventStore,
-    private readonly category: string,
+    category: string,
     private readonly map: PublicEventMapper,
-  ) {}
+  ) {
+    this.#tail = store.tail(category);
+  }
 
   async page(request: FeedRequest): Promise<FeedReply> {
-    const fromPosition = request.after === null ? 0n : BigInt(request.after) + 1n;
-    const page = await this.store.readAll({ category: this.category, fromPosition, maxCount: request.limit });
+    const page = await this.#tail.readAfter(request.after === null ? -1n : BigInt(request.after), request.limit);
     const events: FeedEntry[] = [];
     for (const recorded of page) {
       const earlier = await this.#earlier(recorded);

@@ -3,7 +3,7 @@ import { kurrent } from './kurrentdb-client.js';
 import {
   WrongExpectedRevisionError, revisionMatches,
   type ActualRevision, type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type ExpectedRevision,
-  type LastPositionOptions, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions,
+  type LastPositionOptions, type LogTail, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions,
   type Subscription, type SubscriptionStart,
 } from '../event-store.js';
 import { GENESIS_HASH, chainEvents, chainHeadFrom } from '../hash-chain.js';
@@ -93,6 +93,11 @@ export class KurrentDbEventStore implements EventStore {
       if (count === options.limit) break;
     }
     return count;
+  }
+
+  /** Every read asks the server (so it holds everything up to any `through`): this client keeps no appends. */
+  tail(category?: string): LogTail {
+    return { readAfter: (after, limit) => this.readAll({ ...(category === undefined ? {} : { category }), fromPosition: after + 1n, maxCount: limit }) };
   }
 
   subscribe(options: SubscribeOptions): Subscription {

@@ -4,9 +4,10 @@ import type { ClientBase, Pool, QueryConfig } from 'pg';
 import { processMetrics } from '@switchboard/telemetry';
 import {
   StoredEvent,
-  type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions, type NewEvent,
+  type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions, type LogTail, type NewEvent,
   type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription, type SubscriptionStart,
 } from '../event-store.js';
+import { NotifiedLogTail, type TailSource } from '../log-tail.js';
 import { PollingSubscription } from '../polling-subscription.js';
 import { traceAppend } from '../tracing.js';
 import { PostgresAppends, type AppendTarget } from './postgres-appends.js';
@@ -112,16 +113,24 @@ export class PostgresEventStore implements EventStore {
     return Number(rows[0]?.count ?? 0);
   }
 
-  subscribe(options: SubscribeOptions): Subscription {
-    const source = {
-      readAfter: async (checkpoint: bigint, limit: number) => {
+  tail(category?: string): LogTail {
+    return new NotifiedLogTail(this.#tailSource(category));
+  }
+
+  #tailSource(category: string | undefined): TailSource {
+    return {
+      // Listening before the first read: another writer's commit after it is announced, not missed.
+      readAfter: async (after, limit) => {
         await this.#listener.listening();
-        return this.#readFrom(checkpoint + 1n, options.category, limit);
+        return this.#readFrom(after + 1n, category, limit);
       },
       notifier: this.#listener.notifier,
-      pollIntervalMs: this.#pollIntervalMs,
-      category: options.category,
+      category,
     };
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    const source = { ...this.#tailSource(options.category), pollIntervalMs: this.#pollIntervalMs };
     const subscription: PollingSubscription = new PollingSubscription(
       source, options.from === 'start' ? 0n : options.from, () => this.#subscriptions.delete(subscription), options.signal,
     );

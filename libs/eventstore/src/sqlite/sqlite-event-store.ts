@@ -3,12 +3,13 @@ import { v7 as uuidv7 } from 'uuid';
 import { pooledRandomBytes } from '@switchboard/telemetry';
 import {
   StoredEvent, WrongExpectedRevisionError, categoryOf, revisionMatches,
-  type ActualRevision, type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions,
+  type ActualRevision, type AppendOptions, type AppendResult, type CountAfterOptions, type EventStore, type LastPositionOptions, type LogTail,
   type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription,
   type SubscriptionStart, type WriteMark,
 } from '../event-store.js';
 import { notifierFor, type AppendedEvent, type AppendNotifier } from '../append-notifier.js';
 import { chainEvents, chainHeadFrom } from '../hash-chain.js';
+import { NotifiedLogTail, type TailSource } from '../log-tail.js';
 import { PollingSubscription } from '../polling-subscription.js';
 import { traceAppend } from '../tracing.js';
 import { eventsSchema, openSqliteDatabase, type SqliteTuning } from './sqlite-database.js';
@@ -125,13 +126,19 @@ export class SqliteEventStore implements EventStore {
     return (this.#statements.dataVersion.get() as { data_version: number | bigint }).data_version;
   }
 
+  tail(category?: string): LogTail {
+    return new NotifiedLogTail(this.#tailSource(category));
+  }
+
+  #tailSource(category: string | undefined): TailSource {
+    return { readAfter: (after, limit) => this.#readFrom(after + 1n, category, limit), notifier: this.#notifier, category };
+  }
+
   subscribe(options: SubscribeOptions): Subscription {
     const after = options.from === 'start' ? 0n : options.from;
     const fallbackPollMs = () => this.#fallbackPollMs();
     const source = {
-      readAfter: (checkpoint: bigint, limit: number) => this.#readFrom(checkpoint + 1n, options.category, limit),
-      notifier: this.#notifier,
-      category: options.category,
+      ...this.#tailSource(options.category),
       // Asked at each wait: a watcher that fails later (its folder removed) brings the quick poll back.
       get pollIntervalMs(): number {
         return fallbackPollMs();

@@ -2,7 +2,7 @@ import { ACCOUNT_EVENTS, EventMetadata, STREAM_CATEGORY, USAGE_EVENTS, subjectFo
 import type { DomainEventType, PublishedEvent } from '@switchboard/contracts';
 import type { Bus } from '@switchboard/bus';
 import { categoryOf } from '@switchboard/eventstore';
-import type { EventStore, RecordedEvent } from '@switchboard/eventstore';
+import type { EventStore, LogTail, RecordedEvent } from '@switchboard/eventstore';
 import { toRawEvent } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import type { PublicationLease } from './publication-lease.js';
@@ -61,6 +61,8 @@ export class EventPublisher {
   private started = false;
   /** The next pass a timer owes (after a failure, or to see whether the lease's holder is gone). */
   private timer: NodeJS.Timeout | undefined;
+  /** The log's tail and each category's ('' for the log): what this process appended is handed over, not read back. */
+  private readonly tails = new Map<string, LogTail>();
 
   constructor(private readonly options: EventPublisherOptions) {}
 
@@ -155,17 +157,23 @@ export class EventPublisher {
    * category heard, the log is read once instead of once per category (one query a pass on
    * PostgreSQL, not two); an event of another category there is passed over by `publish`.
    */
-  private async pageAfter(from: bigint): Promise<{ events: RecordedEvent[]; complete: boolean; passedOverUpTo: bigint | undefined }> {
+  private async pageAfter(from: bigint): Promise<{ events: readonly RecordedEvent[]; complete: boolean; passedOverUpTo: bigint | undefined }> {
     const { heard, passedOverUpTo } = await this.heardCategories();
     if (heard.length === categories.length) {
-      const page = await this.options.store.readAll({ fromPosition: from + 1n, maxCount: pageSize });
+      const page = await this.tailOf('').readAfter(from, pageSize);
       return { events: page, complete: page.length < pageSize, passedOverUpTo };
     }
-    const pages = await Promise.all(heard.map((category) => this.options.store.readAll({ category, fromPosition: from + 1n, maxCount: pageSize })));
+    const pages = await Promise.all(heard.map((category) => this.tailOf(category).readAfter(from, pageSize, passedOverUpTo)));
     const cutoff = pages.filter((p) => p.length === pageSize).map((p) => p.at(-1)!.position);
     const limit = cutoff.length === 0 ? undefined : cutoff.reduce((a, b) => (a < b ? a : b));
     const events = pages.flat().filter((e) => limit === undefined || e.position <= limit).sort((a, b) => (a.position < b.position ? -1 : 1));
     return { events, complete: limit === undefined, passedOverUpTo };
+  }
+
+  private tailOf(category: string): LogTail {
+    let tail = this.tails.get(category);
+    if (tail === undefined) this.tails.set(category, (tail = this.options.store.tail(category === '' ? undefined : category)));
+    return tail;
   }
 
   /**
