@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { processMetrics } from '@switchboard/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresEventStore, WrongExpectedRevisionError, type PostgresEventStoreOptions, type RecordedEvent } from '../src/index.js';
+import { PostgresEventStore, WrongExpectedRevisionError, verifyStream, type PostgresEventStoreOptions, type RecordedEvent } from '../src/index.js';
 import { onDatabase } from '../src/testing/index.js';
 import { readAnnouncement } from '../src/postgres/append-announcement.js';
 import { iteratorOf, nextEvents, withTimeout } from './contract/helpers.js';
@@ -83,15 +83,48 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     expect((await store.readAll()).map((e) => [e.stream, e.position])).toEqual([['ping-1', 1n], ["it's-1", 2n], ['ping-2', 3n]]);
   });
 
-  it('counts its round trips: an append is two once its connection has prepared the statements, a read one', async () => {
+  it("counts its round trips: an append on a head its own commit left is one, on a head it must read two, a read one", async () => {
     const store = open({ schema: 'round_trips', poolSize: 1 });
     const roundTrips = async () => (await processMetrics().postgresQueries.get()).values.find((v) => v.labels['schema'] === 'round_trips')?.value ?? 0;
     await store.append('ping-1', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
-    const before = await roundTrips();
+    let before = await roundTrips();
     await store.append('ping-1', [{ type: 'Pinged', data: {} }], { expectedRevision: 0n });
-    expect(await roundTrips()).toBe(before + 2);
+    expect(await roundTrips()).toBe(before + 1);
+    // A new stream is assumed new: one round trip too.
+    before = await roundTrips();
+    await store.append('ping-2', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
+    expect(await roundTrips()).toBe(before + 1);
     await store.readStream('ping-1');
-    expect(await roundTrips()).toBe(before + 3);
+    expect(await roundTrips()).toBe(before + 2);
+    // A stream it never wrote: its head is read under the lock.
+    const other = open({ schema: 'round_trips' });
+    await other.append('ping-3', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
+    before = await roundTrips();
+    await store.append('ping-3', [{ type: 'Pinged', data: {} }], { expectedRevision: 0n });
+    expect(await roundTrips()).toBe(before + 2);
+    await other.close();
+  });
+
+  it("decides again on the heads it reads when another writer moved a head it remembers, and keeps the hash chain", async () => {
+    const store = open({ schema: 'moved_heads' });
+    const other = open({ schema: 'moved_heads' });
+    await store.append('ping-1', [{ type: 'Pinged', data: { n: 0 } }], { expectedRevision: 'no_stream' });
+    await store.append('ping-1', [{ type: 'Pinged', data: { n: 1 } }], { expectedRevision: 0n });
+    await other.append('ping-1', [{ type: 'Pinged', data: { n: 2 } }], { expectedRevision: 1n });
+    // Remembered head 1, actual 2: the insert at 2 is refused, and the append lands at 3.
+    expect((await store.append('ping-1', [{ type: 'Pinged', data: { n: 3 } }], { expectedRevision: 'any' })).nextRevision).toBe(3n);
+    // An expectation that matches the remembered head but not the stream's is the conflict it is.
+    await other.append('ping-1', [{ type: 'Pinged', data: { n: 4 } }], { expectedRevision: 3n });
+    const conflict = await store.append('ping-1', [{ type: 'Pinged', data: { n: 5 } }], { expectedRevision: 3n }).catch((error: unknown) => error);
+    expect(conflict).toBeInstanceOf(WrongExpectedRevisionError);
+    expect((conflict as WrongExpectedRevisionError).actual).toBe(4n);
+    // A stream that exists already is not new: expecting none fails, whoever wrote it.
+    await other.append('ping-2', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
+    await expect(store.append('ping-2', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    const stream = await store.readStream('ping-1');
+    expect(stream.map((event) => event.data)).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
+    expect(verifyStream(stream).findings).toEqual([]);
+    await other.close();
   });
 
   it("hands a live subscription its own appends as a read returns them (recorded_at included), with no read of its own", async () => {
@@ -107,8 +140,8 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     const before = await roundTrips();
     await store.append('message-m1', [{ type: 'Sent', data: {} }, { type: 'Read', data: { at: new Date(5) } }], { expectedRevision: 0n });
     await receive(3);
-    // The append's two round trips, and no read.
-    expect(await roundTrips()).toBe(before + 2);
+    // The append's one round trip (its head known from the first), and no read.
+    expect(await roundTrips()).toBe(before + 1);
     expect(received).toEqual(await store.readAll({ category: 'message' }));
     await live.return?.(undefined);
     await store.close();

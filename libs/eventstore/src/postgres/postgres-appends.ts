@@ -38,6 +38,8 @@ export interface StreamHead {
 export type Decision = { ok: true; nextRevision: bigint; lastRow: number } | { ok: false; error: unknown };
 
 const maxAppendsPerBatch = 1_000;
+/** Streams whose head this store remembers from its own commits (a send's messages, an account's usage day). */
+const REMEMBERED_HEADS = 4_096;
 
 /**
  * Group commit, as in the SQLite store: the appends a store receives while its previous batch
@@ -57,6 +59,8 @@ const maxAppendsPerBatch = 1_000;
 export class PostgresAppends {
   #queue: PendingAppend[] = [];
   #draining: Promise<void> | undefined;
+  /** The heads this store's commits left, most recent last: what a batch is first decided on. */
+  readonly #heads = new Map<string, StreamHead>();
 
   constructor(
     private readonly pool: Pool,
@@ -90,24 +94,56 @@ export class PostgresAppends {
   }
 
   async #commit(batch: PendingAppend[]): Promise<void> {
-    let committed: Awaited<ReturnType<typeof appendBatch>>;
+    let committed: Committed;
     try {
       const target = await this.target();
-      committed = await withConnection(this.pool, (client) => appendBatch(client, target, this.origin, batch));
+      committed = await withConnection(this.pool, (client) => this.#appendBatch(client, target, batch));
     } catch (error) {
       // It may have committed all the same (a connection lost after COMMIT was sent), and this
       // store's listener skips its own announcements: the categories it wrote to are woken, as
       // for another writer's commit (read from the server: what it holds is not known here).
       for (const category of new Set(batch.map((pending) => categoryOf(pending.stream)))) this.notifier.notify(category);
+      for (const pending of batch) this.#heads.delete(pending.stream);
       return this.#failed(batch, error);
     }
-    const { decisions, appended } = committed;
+    const { decisions, appended, heads } = committed;
+    this.#remember(heads);
     batch.forEach((pending, i) => {
       const decision = decisions[i]!;
       if (decision.ok) pending.resolve({ nextRevision: decision.nextRevision, position: appended[decision.lastRow]!.position });
       else pending.reject(decision.error);
     });
     this.notifier.notifyAppended(appended);
+  }
+
+  /**
+   * One round trip when the batch decides on the heads this store's own commits left (or, for a
+   * stream it does not know, on none: a new stream's first append): lock, insert, NOTIFY and
+   * commit. A head someone else moved since makes the insert hit the (stream, revision) constraint,
+   * and the batch is decided again on the heads read under the lock, as every batch was before.
+   */
+  async #appendBatch(client: PoolClient, target: AppendTarget, batch: readonly PendingAppend[]): Promise<Committed> {
+    await preparedOn(client, target.log);
+    const remembered = decideAppends(batch, this.#heads);
+    if (remembered.decisions.every((decision) => decision.ok)) {
+      try {
+        return await insertBatch(client, target, this.origin, remembered, `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `);
+      } catch (error) {
+        if (uniqueViolation(error)?.constraint !== uniqueRevisionConstraint) throw error;
+        await client.query('ROLLBACK');
+        for (const pending of batch) this.#heads.delete(pending.stream);
+      }
+    }
+    return appendBatch(client, target, this.origin, batch);
+  }
+
+  #remember(heads: ReadonlyMap<string, StreamHead>): void {
+    for (const [stream, head] of heads) {
+      // Re-inserted: the Map's order is the recency order.
+      this.#heads.delete(stream);
+      this.#heads.set(stream, head);
+    }
+    while (this.#heads.size > REMEMBERED_HEADS) this.#heads.delete(this.#heads.keys().next().value!);
   }
 
   /**
@@ -180,11 +216,11 @@ export class Rows {
  */
 export function decideAppends(
   batch: readonly AppendRequest[], current: ReadonlyMap<string, StreamHead>,
-): { decisions: Decision[]; rows: Rows } {
-  const heads = new Map(current);
+): DecidedBatch {
+  const heads = new Map<string, StreamHead>();
   const rows = new Rows();
   const decisions = batch.map((pending): Decision => {
-    const head = heads.get(pending.stream);
+    const head = heads.get(pending.stream) ?? current.get(pending.stream);
     const actual: ActualRevision = head?.revision ?? 'no_stream';
     if (!revisionMatches(pending.expectedRevision, actual)) {
       return { ok: false, error: new WrongExpectedRevisionError(pending.stream, pending.expectedRevision, actual) };
@@ -195,7 +231,21 @@ export function decideAppends(
     heads.set(pending.stream, { revision, hash });
     return { ok: true, nextRevision: revision, lastRow: rows.count - 1 };
   });
-  return { decisions, rows };
+  return { decisions, rows, heads };
+}
+
+/** A batch's appends decided, the rows to insert, and the heads of the streams its accepted appends wrote. */
+export interface DecidedBatch {
+  decisions: Decision[];
+  rows: Rows;
+  heads: Map<string, StreamHead>;
+}
+
+/** A committed batch: each append's decision, the events as stored, and the heads it left. */
+interface Committed {
+  decisions: Decision[];
+  appended: AppendedEvent[];
+  heads: ReadonlyMap<string, StreamHead>;
 }
 
 /**
@@ -203,29 +253,37 @@ export function decideAppends(
  * heads; decide; then insert the accepted rows at positions drawn in order, announce their
  * categories, and commit.
  */
-async function appendBatch(
-  client: PoolClient, target: AppendTarget, origin: string, batch: readonly PendingAppend[],
-): Promise<{ decisions: Decision[]; appended: AppendedEvent[] }> {
-  await preparedOn(client, target.log);
+/** Two round trips: the lock and the streams' heads, then the batch decided on them and committed. */
+async function appendBatch(client: PoolClient, target: AppendTarget, origin: string, batch: readonly PendingAppend[]): Promise<Committed> {
   const streams = [...new Set(batch.map((pending) => pending.stream))];
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
   const locked = await simpleQuery<HeadRow>(client,
     `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); EXECUTE ${STREAM_HEADS}(${textArray(client, streams)})`);
   const current = new Map(locked.at(-1)!.rows.map((row) => [row.stream, { revision: BigInt(row.revision), hash: chainHeadFrom(row.hash) }] as const));
-  const { decisions, rows } = decideAppends(batch, current);
-  if (rows.count === 0) {
+  const decided = decideAppends(batch, current);
+  if (decided.rows.count === 0) {
     await client.query('ROLLBACK');
-    return { decisions, appended: [] };
+    // The heads as read are the streams' own: remembered for the next batch.
+    return { decisions: decided.decisions, appended: [], heads: current };
   }
-  const categories = [...new Set(rows.categories)];
-  const payload = announcementPayload({ origin, categories });
+  return insertBatch(client, target, origin, { ...decided, heads: new Map([...current, ...decided.heads]) }, '');
+}
+
+/**
+ * Inserts a decided batch, announces it and commits, in one round trip; `opening` starts the
+ * transaction and takes the append lock when they were not taken yet.
+ */
+async function insertBatch(client: PoolClient, target: AppendTarget, origin: string, decided: DecidedBatch, opening: string): Promise<Committed> {
+  const { decisions, rows, heads } = decided;
+  const payload = announcementPayload({ origin, categories: [...new Set(rows.categories)] });
   // NOTIFY is delivered at commit, never before: a woken subscriber always finds the events.
-  const inserted = await simpleQuery<{ first: string; recorded_at: Date }>(client, `EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
+  const results = await simpleQuery<{ first: string; recorded_at: Date }>(client, `${opening}EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
     textArray(client, rows.ids), textArray(client, rows.streams), textArray(client, rows.categories),
     `ARRAY[${rows.revisions.join(',')}]::bigint[]`, textArray(client, rows.types), textArray(client, rows.data), textArray(client, rows.metadata),
   ].join(', ')}); SELECT pg_notify('${target.log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
-  const { first, recorded_at: recordedAt } = inserted[0]!.rows[0]!;
-  return { decisions, appended: rows.appendedAt(BigInt(first), recordedAt) };
+  const inserted = results.find((result) => result.fields.some((field) => field.name === 'first'))!;
+  const { first, recorded_at: recordedAt } = inserted.rows[0]!;
+  return { decisions, appended: rows.appendedAt(BigInt(first), recordedAt), heads };
 }
 
 interface HeadRow {
