@@ -111,7 +111,7 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     await store.append('ping-1', [{ type: 'Pinged', data: { n: 0 } }], { expectedRevision: 'no_stream' });
     await store.append('ping-1', [{ type: 'Pinged', data: { n: 1 } }], { expectedRevision: 0n });
     await other.append('ping-1', [{ type: 'Pinged', data: { n: 2 } }], { expectedRevision: 1n });
-    // Remembered head 1, actual 2: the insert at 2 is refused, and the append lands at 3.
+    // Remembered head 1, actual 2: nothing is inserted at 2, and the append lands at 3.
     expect((await store.append('ping-1', [{ type: 'Pinged', data: { n: 3 } }], { expectedRevision: 'any' })).nextRevision).toBe(3n);
     // An expectation that matches the remembered head but not the stream's is the conflict it is.
     await other.append('ping-1', [{ type: 'Pinged', data: { n: 4 } }], { expectedRevision: 3n });
@@ -125,6 +125,18 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     expect(stream.map((event) => event.data)).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
     expect(verifyStream(stream).findings).toEqual([]);
     await other.close();
+  });
+
+  it('takes a head that went back (a database restored from an older backup) for the conflict it is, leaving no gap', async () => {
+    const store = open({ schema: 'restored' });
+    await store.append('ping-1', [{ type: 'Pinged', data: { n: 0 } }, { type: 'Pinged', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await onDatabase(database.url(), (client) => client.query(`DELETE FROM restored.events WHERE stream = 'ping-1' AND revision = 1`));
+    const refusal = await store.append('ping-1', [{ type: 'Pinged', data: { n: 2 } }], { expectedRevision: 1n }).catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ name: 'WrongExpectedRevisionError', expected: 1n, actual: 0n });
+    await store.append('ping-1', [{ type: 'Pinged', data: { n: 1 } }], { expectedRevision: 0n });
+    const stream = await store.readStream('ping-1');
+    expect(stream.map((event) => event.revision)).toEqual([0n, 1n]);
+    expect(verifyStream(stream).findings).toEqual([]);
   });
 
   it("hands a live subscription its own appends as a read returns them (recorded_at included), with no read of its own", async () => {

@@ -119,20 +119,18 @@ export class PostgresAppends {
   /**
    * One round trip when the batch decides on the heads this store's own commits left (or, for a
    * stream it does not know, on none: a new stream's first append): lock, insert, NOTIFY and
-   * commit. A head someone else moved since makes the insert hit the (stream, revision) constraint,
-   * and the batch is decided again on the heads read under the lock, as every batch was before.
+   * commit, the insert made only if the streams' heads under the lock are the ones assumed. A head
+   * moved elsewhere (another writer, a restored database) inserts nothing (an empty transaction
+   * commits), and the batch is decided again on the heads read under the lock.
    */
   async #appendBatch(client: PoolClient, target: AppendTarget, batch: readonly PendingAppend[]): Promise<Committed> {
     await preparedOn(client, target.log);
     const remembered = decideAppends(batch, this.#heads);
     if (remembered.decisions.every((decision) => decision.ok)) {
-      try {
-        return await insertBatch(client, target, this.origin, remembered, `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `);
-      } catch (error) {
-        if (uniqueViolation(error)?.constraint !== uniqueRevisionConstraint) throw error;
-        await client.query('ROLLBACK');
-        for (const pending of batch) this.#heads.delete(pending.stream);
-      }
+      const assumed = new Map([...new Set(batch.map((pending) => pending.stream))].map((stream) => [stream, this.#heads.get(stream)?.revision ?? -1n]));
+      const committed = await insertBatch(client, target, this.origin, remembered, { opening: `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `, assumed });
+      if (committed) return committed;
+      for (const pending of batch) this.#heads.delete(pending.stream);
     }
     return appendBatch(client, target, this.origin, batch);
   }
@@ -266,24 +264,32 @@ async function appendBatch(client: PoolClient, target: AppendTarget, origin: str
     // The heads as read are the streams' own: remembered for the next batch.
     return { decisions: decided.decisions, appended: [], heads: current };
   }
-  return insertBatch(client, target, origin, { ...decided, heads: new Map([...current, ...decided.heads]) }, '');
+  const committed = await insertBatch(client, target, origin, { ...decided, heads: new Map([...current, ...decided.heads]) }, { opening: '', assumed: new Map() });
+  return committed!;
 }
 
 /**
- * Inserts a decided batch, announces it and commits, in one round trip; `opening` starts the
- * transaction and takes the append lock when they were not taken yet.
+ * Inserts a decided batch, announces it and commits, in one round trip. `opening` starts the
+ * transaction and takes the append lock when they were not taken yet; `assumed`: the head revision
+ * (-1: none) each stream must still have under the lock, else nothing is inserted and undefined is
+ * returned.
  */
-async function insertBatch(client: PoolClient, target: AppendTarget, origin: string, decided: DecidedBatch, opening: string): Promise<Committed> {
+async function insertBatch(
+  client: PoolClient, target: AppendTarget, origin: string, decided: DecidedBatch,
+  { opening, assumed }: { opening: string; assumed: ReadonlyMap<string, bigint> },
+): Promise<Committed | undefined> {
   const { decisions, rows, heads } = decided;
   const payload = announcementPayload({ origin, categories: [...new Set(rows.categories)] });
   // NOTIFY is delivered at commit, never before: a woken subscriber always finds the events.
   const results = await simpleQuery<{ first: string; recorded_at: Date }>(client, `${opening}EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
     textArray(client, rows.ids), textArray(client, rows.streams), textArray(client, rows.categories),
     `ARRAY[${rows.revisions.join(',')}]::bigint[]`, textArray(client, rows.types), textArray(client, rows.data), textArray(client, rows.metadata),
+    textArray(client, [...assumed.keys()]), `ARRAY[${[...assumed.values()].join(',')}]::bigint[]`,
   ].join(', ')}); SELECT pg_notify('${target.log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
-  const inserted = results.find((result) => result.fields.some((field) => field.name === 'first'))!;
-  const { first, recorded_at: recordedAt } = inserted.rows[0]!;
-  return { decisions, appended: rows.appendedAt(BigInt(first), recordedAt), heads };
+  const inserted = results.find((result) => result.fields.some((field) => field.name === 'first'))!.rows[0];
+  // A head moved: nothing was inserted (nor a position drawn), and an empty transaction committed.
+  if (inserted === undefined) return undefined;
+  return { decisions, appended: rows.appendedAt(BigInt(inserted.first), inserted.recorded_at), heads };
 }
 
 interface HeadRow {
@@ -294,7 +300,7 @@ interface HeadRow {
 
 const STREAM_HEADS = 'sb_stream_heads';
 // Named anew when its text changes: a pooled server connection may hold the old one (42P05 is taken as "prepared").
-const INSERT_EVENTS = 'sb_insert_events_at';
+const INSERT_EVENTS = 'sb_insert_events_on_heads';
 
 /** Connections whose statements are prepared (per log: a pool serves one store). */
 const preparedConnections = new WeakSet<PoolClient>();
@@ -307,7 +313,8 @@ const preparedConnections = new WeakSet<PoolClient>();
  *   (stream, revision) index, however long the stream, and its metadata holds the chain head.
  * - Insert: the rows at consecutive positions, returning the first and the rows' `recorded_at` (the
  *   statement's time, the column's default). Under the append lock no one else draws from the
- *   sequence, so advancing it by the row count reserves exactly that range.
+ *   sequence, so advancing it by the row count reserves exactly that range. Only when every
+ *   assumed head ($9, $10: one backward index step each) is the stream's: else no row, no position.
  */
 async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
   if (preparedConnections.has(client)) return;
@@ -318,9 +325,13 @@ async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
       CROSS JOIN LATERAL (
         SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1
       ) AS last`],
-    [INSERT_EVENTS, `(bigint, text[], text[], text[], bigint[], text[], text[], text[]) AS
-      WITH reserved AS MATERIALIZED (
-        SELECT setval('${log.positions}', nextval('${log.positions}') + $1 - 1) - $1 + 1 AS first
+    [INSERT_EVENTS, `(bigint, text[], text[], text[], bigint[], text[], text[], text[], text[], bigint[]) AS
+      WITH moved AS MATERIALIZED (
+        SELECT 1 FROM unnest($9, $10) AS h(stream, revision)
+        WHERE coalesce((SELECT e.revision FROM ${log.events} e WHERE e.stream = h.stream ORDER BY e.revision DESC LIMIT 1), -1) <> h.revision
+        LIMIT 1
+      ), reserved AS MATERIALIZED (
+        SELECT setval('${log.positions}', nextval('${log.positions}') + $1 - 1) - $1 + 1 AS first WHERE NOT EXISTS (SELECT 1 FROM moved)
       ), inserted AS (
         INSERT INTO ${log.events} (position, id, stream, category, revision, type, data, metadata)
         SELECT reserved.first + e.ordinality - 1, e.id, e.stream, e.category, e.revision, e.type, e.data::json, e.metadata::json
