@@ -121,7 +121,8 @@ export class PostgresAppends {
    * stream it does not know, on none: a new stream's first append): lock, insert, NOTIFY and
    * commit, the insert made only if the streams' heads under the lock are the ones assumed. A head
    * moved elsewhere (another writer, a restored database) inserts nothing (an empty transaction
-   * commits), and the batch is decided again on the heads read under the lock.
+   * commits; its NOTIFY wakes other stores' readers for nothing), and the batch is decided again on
+   * the heads read under the lock.
    */
   async #appendBatch(client: PoolClient, target: AppendTarget, batch: readonly PendingAppend[]): Promise<Committed> {
     await preparedOn(client, target.log);
@@ -251,7 +252,6 @@ interface Committed {
  * heads; decide; then insert the accepted rows at positions drawn in order, announce their
  * categories, and commit.
  */
-/** Two round trips: the lock and the streams' heads, then the batch decided on them and committed. */
 async function appendBatch(client: PoolClient, target: AppendTarget, origin: string, batch: readonly PendingAppend[]): Promise<Committed> {
   const streams = [...new Set(batch.map((pending) => pending.stream))];
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
