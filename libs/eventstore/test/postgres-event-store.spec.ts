@@ -127,13 +127,22 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     await other.close();
   });
 
-  it('takes a head that went back (a database restored from an older backup) for the conflict it is, leaving no gap', async () => {
+  it('takes a head that went back (a database restored from an older backup) for the conflict it is, leaving no gap and announcing nothing', async () => {
     const store = open({ schema: 'restored' });
     await store.append('ping-1', [{ type: 'Pinged', data: { n: 0 } }, { type: 'Pinged', data: { n: 1 } }], { expectedRevision: 'no_stream' });
-    await onDatabase(database.url(), (client) => client.query(`DELETE FROM restored.events WHERE stream = 'ping-1' AND revision = 1`));
-    const refusal = await store.append('ping-1', [{ type: 'Pinged', data: { n: 2 } }], { expectedRevision: 1n }).catch((error: unknown) => error);
-    expect(refusal).toMatchObject({ name: 'WrongExpectedRevisionError', expected: 1n, actual: 0n });
-    await store.append('ping-1', [{ type: 'Pinged', data: { n: 1 } }], { expectedRevision: 0n });
+    await onDatabase(database.url(), async (client) => {
+      const heard: string[] = [];
+      client.on('notification', (message) => heard.push(message.payload ?? ''));
+      await client.query('LISTEN "eventstore_restored"');
+      await client.query(`DELETE FROM restored.events WHERE stream = 'ping-1' AND revision = 1`);
+      const refusal = await store.append('ping-1', [{ type: 'Pinged', data: { n: 2 } }], { expectedRevision: 1n }).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ name: 'WrongExpectedRevisionError', expected: 1n, actual: 0n });
+      await store.append('ping-1', [{ type: 'Pinged', data: { n: 1 } }], { expectedRevision: 0n });
+      // The refused append announced nothing: the one announcement is the commit that followed.
+      await expect.poll(() => heard.length, { timeout: 5_000 }).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toHaveLength(1);
+    });
     const stream = await store.readStream('ping-1');
     expect(stream.map((event) => event.revision)).toEqual([0n, 1n]);
     expect(verifyStream(stream).findings).toEqual([]);

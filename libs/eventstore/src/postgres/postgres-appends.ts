@@ -121,8 +121,7 @@ export class PostgresAppends {
    * stream it does not know, on none: a new stream's first append): lock, insert, NOTIFY and
    * commit, the insert made only if the streams' heads under the lock are the ones assumed. A head
    * moved elsewhere (another writer, a restored database) inserts nothing (an empty transaction
-   * commits; its NOTIFY wakes other stores' readers for nothing), and the batch is decided again on
-   * the heads read under the lock.
+   * commits), and the batch is decided again on the heads read under the lock.
    */
   async #appendBatch(client: PoolClient, target: AppendTarget, batch: readonly PendingAppend[]): Promise<Committed> {
     await preparedOn(client, target.log);
@@ -280,14 +279,14 @@ async function insertBatch(
 ): Promise<Committed | undefined> {
   const { decisions, rows, heads } = decided;
   const payload = announcementPayload({ origin, categories: [...new Set(rows.categories)] });
-  // NOTIFY is delivered at commit, never before: a woken subscriber always finds the events.
+  // The insert's NOTIFY is delivered at commit, never before: a woken subscriber always finds the events.
   const results = await simpleQuery<{ first: string; recorded_at: Date }>(client, `${opening}EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
     textArray(client, rows.ids), textArray(client, rows.streams), textArray(client, rows.categories),
     `ARRAY[${rows.revisions.join(',')}]::bigint[]`, textArray(client, rows.types), textArray(client, rows.data), textArray(client, rows.metadata),
-    textArray(client, [...assumed.keys()]), `ARRAY[${[...assumed.values()].join(',')}]::bigint[]`,
-  ].join(', ')}); SELECT pg_notify('${target.log.channel}', ${client.escapeLiteral(payload)}); COMMIT`);
+    textArray(client, [...assumed.keys()]), `ARRAY[${[...assumed.values()].join(',')}]::bigint[]`, client.escapeLiteral(payload),
+  ].join(', ')}); COMMIT`);
   const inserted = results.find((result) => result.fields.some((field) => field.name === 'first'))!.rows[0];
-  // A head moved: nothing was inserted (nor a position drawn), and an empty transaction committed.
+  // A head moved: nothing was inserted, no position drawn, nobody notified; an empty transaction committed.
   if (inserted === undefined) return undefined;
   return { decisions, appended: rows.appendedAt(BigInt(inserted.first), inserted.recorded_at), heads };
 }
@@ -300,7 +299,7 @@ interface HeadRow {
 
 const STREAM_HEADS = 'sb_stream_heads';
 // Named anew when its text changes: a pooled server connection may hold the old one (42P05 is taken as "prepared").
-const INSERT_EVENTS = 'sb_insert_events_on_heads';
+const INSERT_EVENTS = 'sb_insert_events_notified';
 
 /** Connections whose statements are prepared (per log: a pool serves one store). */
 const preparedConnections = new WeakSet<PoolClient>();
@@ -315,6 +314,7 @@ const preparedConnections = new WeakSet<PoolClient>();
  *   statement's time, the column's default). Under the append lock no one else draws from the
  *   sequence, so advancing it by the row count reserves exactly that range. Only when every
  *   assumed head ($9, $10: one backward index step each) is the stream's: else no row, no position.
+ *   It also sends the commit's NOTIFY ($11, the payload), only when it inserted.
  */
 async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
   if (preparedConnections.has(client)) return;
@@ -325,7 +325,7 @@ async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
       CROSS JOIN LATERAL (
         SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1
       ) AS last`],
-    [INSERT_EVENTS, `(bigint, text[], text[], text[], bigint[], text[], text[], text[], text[], bigint[]) AS
+    [INSERT_EVENTS, `(bigint, text[], text[], text[], bigint[], text[], text[], text[], text[], bigint[], text) AS
       WITH moved AS MATERIALIZED (
         SELECT 1 FROM unnest($9, $10) AS h(stream, revision)
         WHERE coalesce((SELECT e.revision FROM ${log.events} e WHERE e.stream = h.stream ORDER BY e.revision DESC LIMIT 1), -1) <> h.revision
@@ -337,8 +337,10 @@ async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
         SELECT reserved.first + e.ordinality - 1, e.id, e.stream, e.category, e.revision, e.type, e.data::json, e.metadata::json
         FROM reserved, unnest($2, $3, $4, $5, $6, $7, $8)
           WITH ORDINALITY AS e (id, stream, category, revision, type, data, metadata, ordinality)
+      ), notified AS MATERIALIZED (
+        SELECT pg_notify('${log.channel}', $11) FROM reserved
       )
-      SELECT first, statement_timestamp() AS recorded_at FROM reserved`],
+      SELECT first, statement_timestamp() AS recorded_at FROM reserved, notified`],
   ];
   // One at a time: PREPARE is not undone by a rollback, so one that succeeded before a failure is
   // still there at the next try (the same statement: a pool serves one log).
