@@ -102,6 +102,11 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     before = await roundTrips();
     await store.append('ping-3', [{ type: 'Pinged', data: {} }], { expectedRevision: 0n });
     expect(await roundTrips()).toBe(before + 2);
+    // Expecting anything of a stream it never wrote: no guess, the head is read.
+    await other.append('ping-4', [{ type: 'Pinged', data: {} }], { expectedRevision: 'no_stream' });
+    before = await roundTrips();
+    expect((await store.append('ping-4', [{ type: 'Pinged', data: {} }], { expectedRevision: 'any' })).nextRevision).toBe(1n);
+    expect(await roundTrips()).toBe(before + 2);
     await other.close();
   });
 

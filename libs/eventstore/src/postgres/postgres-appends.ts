@@ -125,14 +125,29 @@ export class PostgresAppends {
    */
   async #appendBatch(client: PoolClient, target: AppendTarget, batch: readonly PendingAppend[]): Promise<Committed> {
     await preparedOn(client, target.log);
-    const remembered = decideAppends(batch, this.#heads);
-    if (remembered.decisions.every((decision) => decision.ok)) {
+    const remembered = this.#assumesOnlyNewStreams(batch) ? decideAppends(batch, this.#heads) : undefined;
+    if (remembered?.decisions.every((decision) => decision.ok)) {
       const assumed = new Map([...new Set(batch.map((pending) => pending.stream))].map((stream) => [stream, this.#heads.get(stream)?.revision ?? -1n]));
       const committed = await insertBatch(client, target, this.origin, remembered, { opening: `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `, assumed });
       if (committed) return committed;
       for (const pending of batch) this.#heads.delete(pending.stream);
     }
     return appendBatch(client, target, this.origin, batch);
+  }
+
+  /**
+   * Whether every stream of the batch whose head is not remembered is one its first append expects
+   * to be new: an append that expects anything of a stream this store did not write (`any`, a
+   * revision) reads its head under the lock instead of trying a guess that would be refused.
+   */
+  #assumesOnlyNewStreams(batch: readonly PendingAppend[]): boolean {
+    const seen = new Set<string>();
+    for (const { stream, expectedRevision } of batch) {
+      if (seen.has(stream) || this.#heads.has(stream)) continue;
+      if (expectedRevision !== 'no_stream') return false;
+      seen.add(stream);
+    }
+    return true;
   }
 
   #remember(heads: ReadonlyMap<string, StreamHead>): void {
