@@ -61,8 +61,8 @@ export class EventPublisher {
   private started = false;
   /** The next pass a timer owes (after a failure, or to see whether the lease's holder is gone). */
   private timer: NodeJS.Timeout | undefined;
-  /** The log's tail and each category's ('' for the log): what this process appended is handed over, not read back. */
-  private readonly tails = new Map<string, LogTail>();
+  /** The log's tail (key undefined) and each category's: what this process appended is handed over, not read back. */
+  private readonly tails = new Map<string | undefined, LogTail>();
 
   constructor(private readonly options: EventPublisherOptions) {}
 
@@ -160,7 +160,7 @@ export class EventPublisher {
   private async pageAfter(from: bigint): Promise<{ events: readonly RecordedEvent[]; complete: boolean; passedOverUpTo: bigint | undefined }> {
     const { heard, passedOverUpTo } = await this.heardCategories();
     if (heard.length === categories.length) {
-      const page = await this.tailOf('').readAfter(from, pageSize);
+      const page = await this.tailOf(undefined).readAfter(from, pageSize);
       return { events: page, complete: page.length < pageSize, passedOverUpTo };
     }
     const pages = await Promise.all(heard.map((category) => this.tailOf(category).readAfter(from, pageSize, passedOverUpTo)));
@@ -170,9 +170,9 @@ export class EventPublisher {
     return { events, complete: limit === undefined, passedOverUpTo };
   }
 
-  private tailOf(category: string): LogTail {
+  private tailOf(category: string | undefined): LogTail {
     let tail = this.tails.get(category);
-    if (tail === undefined) this.tails.set(category, (tail = this.options.store.tail(category === '' ? undefined : category)));
+    if (tail === undefined) this.tails.set(category, (tail = this.options.store.tail(category)));
     return tail;
   }
 
