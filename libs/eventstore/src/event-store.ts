@@ -59,8 +59,23 @@ export type ExpectedRevision = bigint | 'no_stream' | 'any' | 'stream_exists';
 /** The stream's actual state when an expectation failed. */
 export type ActualRevision = bigint | 'no_stream';
 
+/** A stream an append's events were decided on, and the revision it was read at (see `AppendOptions.unchanged`). */
+export interface StreamCondition {
+  stream: string;
+  revision: ActualRevision;
+}
+
 export interface AppendOptions {
   expectedRevision: ExpectedRevision;
+  /**
+   * Other streams the events were decided on (an account's plan, for a reservation on its usage),
+   * each at the revision it was read at: the append is made only while every one is still there;
+   * else nothing is appended and WrongExpectedRevisionError names the stream that moved. SQLite and
+   * PostgreSQL check them in the append's own transaction, under its lock, so the decision needs no
+   * read of those streams just before. KurrentDB, whose append writes one stream, reads their heads
+   * just before it: what such a read gave, not atomic with the append.
+   */
+  unchanged?: readonly StreamCondition[];
 }
 
 export interface AppendResult {

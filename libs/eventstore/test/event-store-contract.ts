@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { appendAndReadContract } from './contract/append-read.contract.js';
 import { chainContract } from './contract/chain.contract.js';
 import { concurrencyContract } from './contract/concurrency.contract.js';
+import { conditionsContract } from './contract/conditions.contract.js';
 import { headContract } from './contract/head.contract.js';
 import type { ContractTarget } from './contract/helpers.js';
 import { subscriptionContract } from './contract/subscription.contract.js';
@@ -23,6 +24,7 @@ export function eventStoreContract(name: string, target: () => ContractTarget, o
   describe.skipIf(options.skipReason !== undefined)(title, () => {
     describe('append and read', () => appendAndReadContract(target));
     describe('optimistic concurrency', () => concurrencyContract(target));
+    describe('conditions on other streams', () => conditionsContract(target));
     describe('hash chain', () => chainContract(target));
     describe('catch-up subscriptions', () => subscriptionContract(target));
     describe('head and lag', () => headContract(target));

@@ -110,6 +110,32 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     await other.close();
   });
 
+  it("checks a condition on another stream in the append's one round trip: held, appended; moved, refused after reading the heads", async () => {
+    const store = open({ schema: 'condition_trips', poolSize: 1 });
+    const other = open({ schema: 'condition_trips' });
+    const roundTrips = async () => (await processMetrics().postgresQueries.get()).values.find((v) => v.labels['schema'] === 'condition_trips')?.value ?? 0;
+    await other.append('account-1', [{ type: 'Opened', data: {} }], { expectedRevision: 'no_stream' });
+    await store.append('usage-1', [{ type: 'Reserved', data: { n: 0 } }], { expectedRevision: 'no_stream' });
+    // A stream this store never read nor wrote, at the revision the caller read it at: no read of it.
+    let before = await roundTrips();
+    await store.append('usage-1', [{ type: 'Reserved', data: { n: 1 } }], { expectedRevision: 0n, unchanged: [{ stream: 'account-1', revision: 0n }] });
+    expect(await roundTrips()).toBe(before + 1);
+    await other.append('account-1', [{ type: 'PlanChanged', data: {} }], { expectedRevision: 0n });
+    before = await roundTrips();
+    const refused = await store.append('usage-1', [{ type: 'Reserved', data: { n: 2 } }], { expectedRevision: 1n, unchanged: [{ stream: 'account-1', revision: 0n }] }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ name: 'WrongExpectedRevisionError', stream: 'account-1', actual: 1n });
+    // The insert that found the stream moved, the heads read under the lock, the rollback.
+    expect(await roundTrips()).toBe(before + 3);
+    // The heads read under the lock are remembered: the next append on them is one round trip again.
+    before = await roundTrips();
+    await store.append('usage-1', [{ type: 'Reserved', data: { n: 2 } }], { expectedRevision: 1n, unchanged: [{ stream: 'account-1', revision: 1n }] });
+    expect(await roundTrips()).toBe(before + 1);
+    const usage = await other.readStream('usage-1');
+    expect(usage.map((event) => event.data)).toEqual([0, 1, 2].map((n) => ({ n })));
+    expect(verifyStream(usage).findings).toEqual([]);
+    await other.close();
+  });
+
   it("decides again on the heads it reads when another writer moved a head it remembers, and keeps the hash chain", async () => {
     const store = open({ schema: 'moved_heads' });
     const other = open({ schema: 'moved_heads' });

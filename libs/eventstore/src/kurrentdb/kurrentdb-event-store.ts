@@ -28,9 +28,16 @@ export class KurrentDbEventStore implements EventStore {
     this.#client = kurrent().KurrentDBClient.connectionString(connectionString);
   }
 
-  append(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): Promise<AppendResult> {
+  append(stream: string, events: readonly NewEvent[], { expectedRevision, unchanged = [] }: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new TypeError(`append to ${stream}: at least one event is required`));
-    return traceAppend('kurrentdb', stream, events.length, () => this.#appendChained(stream, events, expectedRevision));
+    return traceAppend('kurrentdb', stream, events.length, async () => {
+      // One stream per append here: the conditions are read just before it, not in its transaction.
+      for (const condition of unchanged) {
+        const { revision: at } = await this.#streamHead(condition.stream);
+        if (!revisionMatches(condition.revision, at)) throw new WrongExpectedRevisionError(condition.stream, condition.revision, at);
+      }
+      return this.#appendChained(stream, events, expectedRevision);
+    });
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import {
   WrongExpectedRevisionError, categoryOf, revisionMatches,
-  type ActualRevision, type AppendResult, type ExpectedRevision, type NewEvent,
+  type ActualRevision, type AppendResult, type ExpectedRevision, type NewEvent, type StreamCondition,
 } from '../event-store.js';
 import type { AppendedEvent, AppendNotifier } from '../append-notifier.js';
 import { GENESIS_HASH, chainEvents, chainHeadFrom } from '../hash-chain.js';
@@ -21,6 +21,8 @@ export interface AppendRequest {
   stream: string;
   events: readonly NewEvent[];
   expectedRevision: ExpectedRevision;
+  /** Other streams that must still be at these revisions (`AppendOptions.unchanged`). */
+  unchanged?: readonly StreamCondition[] | undefined;
 }
 
 interface PendingAppend extends AppendRequest {
@@ -71,9 +73,9 @@ export class PostgresAppends {
     private readonly notifier: AppendNotifier,
   ) {}
 
-  append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision, unchanged?: readonly StreamCondition[]): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ stream, events, expectedRevision, resolve, reject });
+      this.#queue.push({ stream, events, expectedRevision, unchanged, resolve, reject });
       this.#draining ??= this.#drain();
     });
   }
@@ -118,36 +120,51 @@ export class PostgresAppends {
 
   /**
    * One round trip when the batch decides on the heads this store's own commits left (or, for a
-   * stream it does not know, on none: a new stream's first append): lock, insert, NOTIFY and
-   * commit, the insert made only if the streams' heads under the lock are the ones assumed. A head
-   * moved elsewhere (another writer, a restored database) inserts nothing (an empty transaction
+   * stream it does not know, on none: a new stream's first append; for a condition's stream, on
+   * the revision the condition names): lock, insert, NOTIFY and commit, the insert made only if the
+   * streams' heads under the lock are the ones assumed. A head moved elsewhere (another writer, a
+   * restored database, a condition that no longer holds) inserts nothing (an empty transaction
    * commits), and the batch is decided again on the heads read under the lock.
    */
   async #appendBatch(client: PoolClient, target: AppendTarget, batch: readonly PendingAppend[]): Promise<Committed> {
     await preparedOn(client, target.log);
-    const remembered = this.#assumesOnlyNewStreams(batch) ? decideAppends(batch, this.#heads) : undefined;
-    if (remembered?.decisions.every((decision) => decision.ok)) {
-      const assumed = new Map([...new Set(batch.map((pending) => pending.stream))].map((stream) => [stream, this.#heads.get(stream)?.revision ?? -1n]));
-      const committed = await insertBatch(client, target, this.origin, remembered, { opening: `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `, assumed });
+    const assumedHeads = this.#assumedHeads(batch);
+    const remembered = assumedHeads && decideAppends(batch, assumedHeads.heads);
+    if (assumedHeads && remembered?.decisions.every((decision) => decision.ok)) {
+      const committed = await insertBatch(client, target, this.origin, remembered, { opening: `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `, assumed: assumedHeads.revisions });
       if (committed) return committed;
-      for (const pending of batch) this.#heads.delete(pending.stream);
+      for (const stream of assumedHeads.revisions.keys()) this.#heads.delete(stream);
     }
     return appendBatch(client, target, this.origin, batch);
   }
 
   /**
-   * Whether every stream of the batch whose head is not remembered is one its first append expects
-   * to be new: an append that expects anything of a stream this store did not write (`any`, a
-   * revision) reads its head under the lock instead of trying a guess that would be refused.
+   * The heads a batch can be decided on without reading them, and the revision (-1: none) each
+   * must still have under the lock: the remembered ones; none for a stream whose first append
+   * expects it to be new; a condition's revision for a stream the batch does not write. Undefined
+   * when a head would be a guess bound to be refused: an append that expects anything (`any`, a
+   * revision) of a stream this store did not write reads the heads under the lock instead.
    */
-  #assumesOnlyNewStreams(batch: readonly PendingAppend[]): boolean {
-    const seen = new Set<string>();
+  #assumedHeads(batch: readonly PendingAppend[]): { heads: Map<string, StreamHead>; revisions: Map<string, bigint> } | undefined {
+    const heads = new Map<string, StreamHead>();
+    const revisions = new Map<string, bigint>();
+    const written = new Set<string>();
     for (const { stream, expectedRevision } of batch) {
-      if (seen.has(stream) || this.#heads.has(stream)) continue;
-      if (expectedRevision !== 'no_stream') return false;
-      seen.add(stream);
+      if (written.has(stream)) continue;
+      written.add(stream);
+      const head = this.#heads.get(stream);
+      if (head) heads.set(stream, head);
+      else if (expectedRevision !== 'no_stream') return undefined;
+      revisions.set(stream, head?.revision ?? -1n);
     }
-    return true;
+    for (const { stream, revision } of batch.flatMap((pending) => pending.unchanged ?? [])) {
+      if (revisions.has(stream)) continue;
+      const head = this.#heads.get(stream);
+      if (head) heads.set(stream, head);
+      else if (revision !== 'no_stream') heads.set(stream, { revision, hash: '' });
+      revisions.set(stream, head?.revision ?? (revision === 'no_stream' ? -1n : revision));
+    }
+    return { heads, revisions };
   }
 
   #remember(heads: ReadonlyMap<string, StreamHead>): void {
@@ -233,6 +250,10 @@ export function decideAppends(
   const heads = new Map<string, StreamHead>();
   const rows = new Rows();
   const decisions = batch.map((pending): Decision => {
+    for (const condition of pending.unchanged ?? []) {
+      const at: ActualRevision = (heads.get(condition.stream) ?? current.get(condition.stream))?.revision ?? 'no_stream';
+      if (!revisionMatches(condition.revision, at)) return { ok: false, error: new WrongExpectedRevisionError(condition.stream, condition.revision, at) };
+    }
     const head = heads.get(pending.stream) ?? current.get(pending.stream);
     const actual: ActualRevision = head?.revision ?? 'no_stream';
     if (!revisionMatches(pending.expectedRevision, actual)) {
@@ -267,7 +288,7 @@ interface Committed {
  * categories, and commit.
  */
 async function appendBatch(client: PoolClient, target: AppendTarget, origin: string, batch: readonly PendingAppend[]): Promise<Committed> {
-  const streams = [...new Set(batch.map((pending) => pending.stream))];
+  const streams = [...new Set(batch.flatMap((pending) => [pending.stream, ...(pending.unchanged ?? []).map((condition) => condition.stream)]))];
   // READ COMMITTED whatever the server's default: each statement then reads after the lock was granted.
   const locked = await simpleQuery<HeadRow>(client,
     `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); EXECUTE ${STREAM_HEADS}(${textArray(client, streams)})`);

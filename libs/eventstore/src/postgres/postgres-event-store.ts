@@ -62,9 +62,9 @@ export class PostgresEventStore implements EventStore {
     this.#appends = new PostgresAppends(this.#pool, () => this.#ready(), origin, this.#listener.notifier);
   }
 
-  append(stream: string, events: readonly NewEvent[], { expectedRevision }: AppendOptions): Promise<AppendResult> {
+  append(stream: string, events: readonly NewEvent[], { expectedRevision, unchanged }: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new TypeError(`append to ${stream}: at least one event is required`));
-    return traceAppend('postgresql', stream, events.length, () => this.#appends.append(stream, events, expectedRevision));
+    return traceAppend('postgresql', stream, events.length, () => this.#appends.append(stream, events, expectedRevision, unchanged));
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -168,6 +168,10 @@ export class SqliteEventStore implements EventStore {
     this.#db.exec('SAVEPOINT append');
     try {
       // Read inside the turn's transaction: an earlier append of the same turn is the head here.
+      for (const condition of options.unchanged ?? []) {
+        const { revision: at } = this.#streamHead(condition.stream);
+        if (!revisionMatches(condition.revision, at)) throw new WrongExpectedRevisionError(condition.stream, condition.revision, at);
+      }
       const { revision: actual, hash } = this.#streamHead(stream);
       if (!revisionMatches(options.expectedRevision, actual)) {
         throw new WrongExpectedRevisionError(stream, options.expectedRevision, actual);
