@@ -1,6 +1,6 @@
 import type { EventMetadata, RawEvent } from '@switchboard/contracts';
 import { categoryOf, WrongExpectedRevisionError } from '@switchboard/eventstore';
-import type { EventStore, ExpectedRevision, RecordedEvent, WriteMark } from '@switchboard/eventstore';
+import type { EventStore, ExpectedRevision, RecordedEvent, StreamCondition, WriteMark } from '@switchboard/eventstore';
 import type { AggregateCache } from './aggregate-cache.js';
 import { toNewEvent, toRawEvent } from './stored-events.js';
 import type { DomainEvent } from './stored-events.js';
@@ -148,9 +148,18 @@ export class CommandQueue<S, E extends DomainEvent> {
     this.options = { maxAttempts: 50, ...options };
   }
 
-  execute<R>(stream: string, decide: (state: S) => E[], view: (state: S) => R, metadata: () => EventMetadata): Promise<QueuedCommandResult<R, E>> {
+  /**
+   * `unchanged`: other streams the decision rests on, at the revisions it read them (see
+   * `AppendOptions.unchanged`); when one moved, the command fails with the store's
+   * WrongExpectedRevisionError naming it, for the caller to read that stream again and retry.
+   */
+  execute<R>(
+    stream: string, decide: (state: S) => E[], view: (state: S) => R, metadata: () => EventMetadata, unchanged?: readonly StreamCondition[],
+  ): Promise<QueuedCommandResult<R, E>> {
     return new Promise((resolve, reject) => {
-      const command: QueuedCommand<S, E> = { decide, view, metadata, settle: (o) => (o.ok ? resolve(resultOf(o) as QueuedCommandResult<R, E>) : reject(o.error)) };
+      const command: QueuedCommand<S, E> = {
+        decide, view, metadata, unchanged, settle: (o) => (o.ok ? resolve(resultOf(o) as QueuedCommandResult<R, E>) : reject(o.error)),
+      };
       const queue = this.queues.get(stream);
       if (queue) return void queue.push(command);
       this.queues.set(stream, [command]);
@@ -161,7 +170,10 @@ export class CommandQueue<S, E extends DomainEvent> {
   /** Runs batches for a stream until its queue is empty; only one drain per stream at a time. */
   private async drain(stream: string): Promise<void> {
     for (;;) {
-      const batch = (this.queues.get(stream) ?? []).splice(0, this.options.maxBatch ?? 256);
+      const queue = this.queues.get(stream) ?? [];
+      // One append carries one set of conditions: a batch is the commands that share the first one's.
+      const sharing = queue.findIndex((command) => !sameConditions(command.unchanged, queue[0]!.unchanged));
+      const batch = queue.splice(0, Math.min(sharing === -1 ? queue.length : sharing, this.options.maxBatch ?? 256));
       if (batch.length === 0) return void this.queues.delete(stream);
       try {
         const outcomes = await runCommands(this.store, stream, this.fold, batch, this.options);
@@ -177,6 +189,11 @@ interface Command<S, E> {
   decide(state: S): E[];
   view(state: S): unknown;
   metadata(): EventMetadata;
+  unchanged?: readonly StreamCondition[] | undefined;
+}
+
+function sameConditions(a: readonly StreamCondition[] = [], b: readonly StreamCondition[] = []): boolean {
+  return a.length === b.length && a.every((condition, i) => condition.stream === b[i]!.stream && condition.revision === b[i]!.revision);
 }
 
 interface QueuedCommand<S, E> extends Command<S, E> {
@@ -216,8 +233,9 @@ async function runCommands<S, E extends DomainEvent>(
     }
     const toAppend = decided.outcomes.flatMap((o, i) => (o.ok && o.events.length > 0 ? o.events.map((e) => toNewEvent(fold.encode ? fold.encode(e) : e, commands[i]!.metadata())) : []));
     if (toAppend.length === 0) return decided.outcomes;
+    const unchanged = commands[0]!.unchanged;
     try {
-      const appended = await store.append(stream, toAppend, { expectedRevision: revision });
+      const appended = await store.append(stream, toAppend, unchanged ? { expectedRevision: revision, unchanged } : { expectedRevision: revision });
       cache?.set(stream, { state: decided.state, revision: appended.nextRevision });
       // Each command's last event: counted back from the batch's last one.
       let after = appended.nextRevision - BigInt(toAppend.length);
@@ -227,9 +245,11 @@ async function runCommands<S, E extends DomainEvent>(
         return { ...o, position: appended.position, revision: after };
       });
     } catch (error) {
-      // Whatever the cause, the cached fold may no longer be the stream's: read it afresh.
+      // Whatever the cause, the cached fold may no longer be the stream's (a fold may have evolved it in place): read it afresh.
       cache?.delete(stream);
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxAttempts) throw error;
+      // A condition's stream moved, not this one: the caller reads that one again and decides anew.
+      const conflict = error instanceof WrongExpectedRevisionError && error.stream === stream;
+      if (!conflict || attempt >= maxAttempts) throw error;
     }
   }
 }

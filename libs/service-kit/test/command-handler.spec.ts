@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEventStore } from '@switchboard/eventstore';
+import { openEventStore, WrongExpectedRevisionError } from '@switchboard/eventstore';
 import type { EventStore } from '@switchboard/eventstore';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AggregateCache } from '../src/aggregate-cache.js';
-import { executeCommand, loadAggregate } from '../src/command-handler.js';
+import { CommandQueue, executeCommand, loadAggregate } from '../src/command-handler.js';
 
 interface Counted { type: 'Counted'; version: 1; data: { n: number } }
 const fold = {
@@ -154,5 +154,38 @@ describe('executeCommand with an aggregate cache', () => {
     cache.get('a');
     cache.set('c', { state: 3, revision: 0n });
     expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([{ state: 1, revision: 0n }, undefined, { state: 3, revision: 0n }]);
+  });
+});
+
+describe('CommandQueue with conditions on other streams', () => {
+  const add = (n: number) => (): Counted[] => [{ type: 'Counted', version: 1, data: { n } }];
+
+  it('appends while the streams it names stand where they were read; one that moved fails the command at once, naming it', async () => {
+    const queue = new CommandQueue(store, fold, { cache: new AggregateCache<number>(10) });
+    await store.append('plan-1', [{ type: 'Counted', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await queue.execute('count-1', add(1), (state) => state, () => metadata, [{ stream: 'plan-1', revision: 0n }]);
+    await store.append('plan-1', [{ type: 'Counted', data: { n: 1 } }], { expectedRevision: 0n });
+    const appends = vi.spyOn(store, 'append');
+    const refused = await queue.execute('count-1', add(2), (state) => state, () => metadata, [{ stream: 'plan-1', revision: 0n }]).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(refused).toMatchObject({ stream: 'plan-1', actual: 1n });
+    // Not retried on the command's own stream, which did not move.
+    expect(appends).toHaveBeenCalledTimes(1);
+    expect((await queue.execute('count-1', add(2), (state) => state, () => metadata, [{ stream: 'plan-1', revision: 1n }])).view).toBe(3);
+  });
+
+  it('appends commands queued together in one append per set of conditions: a moved stream fails only the commands that name it', async () => {
+    const queue = new CommandQueue(store, fold, { cache: new AggregateCache<number>(10) });
+    await store.append('plan-2', [{ type: 'Counted', data: { n: 1 } }, { type: 'Counted', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    await queue.execute('count-2', add(1), (state) => state, () => metadata);
+    const appends = vi.spyOn(store, 'append');
+    const held = [{ stream: 'plan-2', revision: 1n }];
+    const stale = [{ stream: 'plan-2', revision: 0n }];
+    const outcomes = await Promise.allSettled([held, held, held, stale, held].map((unchanged, i) =>
+      queue.execute('count-2', add(10 ** i), (state) => state, () => metadata, unchanged)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    // The first alone (the queue was idle), the next two together, the stale one alone, the last.
+    expect(appends).toHaveBeenCalledTimes(4);
+    expect((await store.readStream('count-2')).map((event) => (event.data as { n: number }).n)).toEqual([1, 1, 10, 100, 10_000]);
   });
 });

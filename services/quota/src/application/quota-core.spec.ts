@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { usageStream } from '@switchboard/contracts';
-import { SqliteEventStore } from '@switchboard/eventstore';
+import { accountStream, usageStream } from '@switchboard/contracts';
+import { PostgresEventStore, SqliteEventStore } from '@switchboard/eventstore';
+import { createTestDatabase, postgresSkipReason } from '@switchboard/eventstore/testing';
 import type { EventStore, ReadStreamOptions } from '@switchboard/eventstore';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
 import { QuotaCommands } from './quota-core.js';
 
@@ -19,7 +20,11 @@ afterEach(async () => {
 function countingStore(): { store: EventStore; reads: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'sb-quota-core-'));
   dirs.push(dir);
-  const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+  return counting(new SqliteEventStore(join(dir, 'events.sqlite')));
+}
+
+/** `store`, recording which streams it was asked to read. */
+function counting(store: EventStore): { store: EventStore; reads: string[] } {
   stores.push(store);
   const reads: string[] = [];
   const readStream = store.readStream.bind(store);
@@ -87,5 +92,58 @@ describe('daily usage in memory', () => {
     expect(await restarted.reserveDaily(accountId, ids[2]!)).toMatchObject({ used: 6 });
     expect((await restarted.refundDaily(accountId, ids[0]!, '2026-11-21')).refunded).toBe(true);
     expect(await restarted.reserveDaily(accountId, minted(8))).toMatchObject({ used: 6 });
+  });
+});
+
+const postgresSkip = await postgresSkipReason();
+const database = postgresSkip ? undefined : await createTestDatabase('sb_quota_core');
+afterAll(async () => database?.drop());
+
+/** Two stores on one log, as two quota processes have: a SQLite file, or a PostgreSQL schema. */
+const twoStores: [name: string, skip: string | undefined, open: () => [EventStore, EventStore]][] = [
+  ['SQLite', undefined, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-quota-core-'));
+    dirs.push(dir);
+    return [new SqliteEventStore(join(dir, 'events.sqlite')), new SqliteEventStore(join(dir, 'events.sqlite'))];
+  }],
+  [postgresSkip ? `PostgreSQL (skipped: ${postgresSkip})` : 'PostgreSQL', postgresSkip, () => {
+    const schema = `quota_${ulid().toLowerCase()}`;
+    return [new PostgresEventStore(database!.url, { schema }), new PostgresEventStore(database!.url, { schema })];
+  }],
+];
+
+describe.each(twoStores)('the plan a reservation is decided under (%s)', (_name, skip, open) => {
+  it.skipIf(skip !== undefined)("reads the account stream only after another process changed it, and applies that change to the next reservation", async () => {
+    const [here, there] = open();
+    const { store, reads } = counting(here);
+    stores.push(there);
+    const now = new Date('2026-11-21T12:00:00.000Z');
+    const quota = new QuotaCommands(store, { now: () => now }, noWait);
+    const other = new QuotaCommands(there, { now: () => now }, noWait);
+    const { accountId } = await quota.openAccount({ plan: 'free' });
+    // Opening it read its (empty) stream once.
+    const readsOfAccount = () => reads.filter((stream) => stream === accountStream(accountId)).length - 1;
+    for (let n = 1; n <= 3; n++) await quota.reserveDaily(accountId, msg(n));
+    // The account this process opened is decided on as folded here, on every store.
+    expect(readsOfAccount()).toBe(0);
+
+    // A plan raised elsewhere: the append's condition finds the account moved, which is read again.
+    await other.execute(accountId, (at) => ({ type: 'UpdateAccount', plan: 'basic', now: at }));
+    expect(await quota.reserveDaily(accountId, msg(4))).toMatchObject({ limit: 1000, used: 4 });
+    expect(readsOfAccount()).toBe(1);
+    for (let n = 5; n <= 60; n++) await quota.reserveDaily(accountId, msg(n));
+    expect(readsOfAccount()).toBe(1);
+
+    // Lowered elsewhere: the limit of the plan as it is now refuses, though the one folded here would not.
+    await other.execute(accountId, (at) => ({ type: 'UpdateAccount', plan: 'free', now: at }));
+    await expect(quota.reserveDaily(accountId, msg(61))).rejects.toMatchObject({ code: 'DAILY_MESSAGE_LIMIT_REACHED', details: { limit: 50, used: 60 } });
+    // Raised again: the refusal decided on the plan folded here is decided again on the account as read now.
+    await other.execute(accountId, (at) => ({ type: 'UpdateAccount', plan: 'premium', now: at }));
+    expect(await quota.reserveDaily(accountId, msg(61))).toMatchObject({ limit: 10_000, used: 61 });
+
+    // Closed elsewhere: refused.
+    await other.execute(accountId, (at) => ({ type: 'CloseAccount', now: at }));
+    await expect(quota.reserveDaily(accountId, msg(62))).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await other.reserveDaily(accountId, msg(62)).catch((error: { code?: string }) => error.code)).toBe('FORBIDDEN');
   });
 });

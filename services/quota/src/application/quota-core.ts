@@ -1,11 +1,12 @@
-import { PLAN_LIMITS, accountStream, quotaEventParser, usageStream, utcDayOf } from '@switchboard/contracts';
+import { ApiError, PLAN_LIMITS, accountStream, quotaEventParser, usageStream, utcDayOf } from '@switchboard/contracts';
 import type {
   AccountEvent, AccountId, CreateAccountCommand, CreateAccountReply, DailyUsage, EventMetadata, RefundDailyReply,
   Plan, ReleaseSessionReply, ReserveSessionReply, SessionSlotRequest, UsageEvent,
 } from '@switchboard/contracts';
-import type { EventStore } from '@switchboard/eventstore';
-import { AggregateCache, CommandQueue, eventMetadata, toRawEvent, ulid } from '@switchboard/service-kit';
-import type { AggregateFold, QueuedCommandResult } from '@switchboard/service-kit';
+import { WrongExpectedRevisionError } from '@switchboard/eventstore';
+import type { EventStore, StreamCondition } from '@switchboard/eventstore';
+import { AggregateCache, CommandQueue, eventMetadata, loadAggregate, toRawEvent, ulid } from '@switchboard/service-kit';
+import type { AggregateFold, LoadedAggregate, QueuedCommandResult } from '@switchboard/service-kit';
 import { decide as decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
 import { AccountIsClosed, AccountNotFound } from '../account/errors.js';
@@ -36,6 +37,8 @@ export interface CallContext {
 
 /** Accounts and usage days whose folded state stays in memory (a busy day's usage stream is long). */
 const CACHED_STREAMS = 10_000;
+/** Reservations tried on an account stream that keeps moving under them before the conflict is given up on. */
+const ACCOUNT_ATTEMPTS = 10;
 const DAY_MS = 86_400_000;
 
 type Parse<E> = (raw: Parameters<typeof quotaEventParser.parse>[0]) => E;
@@ -47,12 +50,15 @@ export interface QuotaCommandsOptions {
 
 /**
  * The quota commands that write: accounts and keys, session slots, daily units. Each is the
- * handler loop over one stream; the plan in force is read from the account stream itself at each
- * request (its stored events, caught up on every request; never the read model), so a plan
- * change applies to the next request.
+ * handler loop over one stream; the plan in force is the account stream's own (its stored events,
+ * never the read model), so a plan change applies to the next request: a reservation decides on
+ * the account as last folded here and its append holds only while the account stream is still at
+ * that revision (see `reserveDaily`).
  */
 export class QuotaCommands {
   private readonly accounts: CommandQueue<Account, AccountEvent>;
+  private readonly accountCache = new AggregateCache<Account>(CACHED_STREAMS);
+  private readonly accountFold: AggregateFold<Account, AccountEvent>;
   private readonly usage: CommandQueue<DailyUsageState, UsageEvent>;
   private readonly usageCache = new AggregateCache<DailyUsageState>(CACHED_STREAMS);
   /** The UTC day of the latest reservation and the day before it (worked out once a day). */
@@ -62,7 +68,8 @@ export class QuotaCommands {
 
   constructor(private readonly store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync, options: QuotaCommandsOptions = {}) {
     const parse = quotaEventParser.parse;
-    this.accounts = new CommandQueue(store, { initial: initialAccount, evolve: evolveAccount, parse: parse as Parse<AccountEvent> }, { cache: new AggregateCache(CACHED_STREAMS) });
+    this.accountFold = { initial: initialAccount, evolve: evolveAccount, parse: parse as Parse<AccountEvent> };
+    this.accounts = new CommandQueue(store, this.accountFold, { cache: this.accountCache });
     this.usageFold = { initial: initialUsage, evolve: evolveKeeping(options.unitsKept ?? UNITS_KEPT), parse: parse as Parse<UsageEvent> };
     this.usage = new CommandQueue(store, this.usageFold, { cache: this.usageCache });
   }
@@ -104,10 +111,33 @@ export class QuotaCommands {
     return { released: result.events.length > 0, ...result.view };
   }
 
-  /** One unit of today (UTC, by the injected clock) under the plan the account has right now. */
+  /**
+   * One unit of today (UTC, by the injected clock) under the plan the account has right now. It is
+   * decided on the account as this process last folded it, without reading the account stream, and
+   * appended on the condition that the account stream is still at that revision (checked in the
+   * append's own transaction: `AppendOptions.unchanged`). An account that moved since, or a refusal
+   * decided on a state not read now (closed, not found, the day's limit), is decided again on the
+   * account stream as read now.
+   */
   async reserveDaily(accountId: AccountId, messageId: string, ctx: CallContext = {}): Promise<DailyUsage> {
-    const { plan, closedAt } = await this.accountSummary(accountId);
+    const stream = accountStream(accountId);
+    let assumed: LoadedAggregate<Account> | undefined = this.accountCache.get(stream);
+    for (let attempt = 1; ; attempt++) {
+      const account = assumed ?? (await loadAggregate(this.store, stream, this.accountFold, this.accountCache));
+      try {
+        return await this.reserveUnder(account, accountId, messageId, ctx);
+      } catch (error) {
+        const moved = error instanceof WrongExpectedRevisionError && error.stream === stream;
+        if (!(assumed && error instanceof ApiError) && !(moved && attempt < ACCOUNT_ATTEMPTS)) throw error;
+        assumed = undefined;
+      }
+    }
+  }
+
+  private async reserveUnder(account: LoadedAggregate<Account>, accountId: AccountId, messageId: string, ctx: CallContext): Promise<DailyUsage> {
+    const { plan, closedAt } = summaryOf(account.state);
     if (closedAt !== null) throw new AccountIsClosed(accountId, closedAt);
+    if (typeof account.revision !== 'bigint') throw new AccountNotFound();
     const now = this.clock.now();
     const day = utcDayOf(now);
     const limit = PLAN_LIMITS[plan].messagesPerDay;
@@ -115,7 +145,7 @@ export class QuotaCommands {
     // Once the account reserves on a new day, the day before leaves the cache, so memory holds one
     // day per account (a late refund of that day reads its stream again).
     this.usageCache.delete(usageStream(accountId, this.dayBefore(day)));
-    const { view: used } = await this.onUnit(command, ctx);
+    const { view: used } = await this.onUnit(command, ctx, [{ stream: accountStream(accountId), revision: account.revision }]);
     return { day, limit, used, remaining: limit === null ? null : Math.max(0, limit - used), resetsAt: resetsAtOf(day) };
   }
 
@@ -145,9 +175,9 @@ export class QuotaCommands {
    * Reserving and refunding are idempotent by message id. A day's state holds its recent ids only
    * (`evolve`): for an older one it let go, what its stream says is looked up and decided on.
    */
-  private async onUnit(command: UsageCommand, ctx: CallContext) {
+  private async onUnit(command: UsageCommand, ctx: CallContext, unchanged?: readonly StreamCondition[]) {
     const stream = usageStream(command.accountId, command.day);
-    const execute = (decide: (s: DailyUsageState) => UsageEvent[]) => this.usage.execute(stream, decide, usedUnits, () => this.metadata(command.accountId, ctx));
+    const execute = (decide: (s: DailyUsageState) => UsageEvent[]) => this.usage.execute(stream, decide, usedUnits, () => this.metadata(command.accountId, ctx), unchanged);
     return execute((state) => decideUsage(command, state)).catch(async (error: unknown) => {
       if (!(error instanceof EarlierUnitNeeded)) throw error;
       const earlier = await this.earlierUnit(stream, command.messageId);
