@@ -147,3 +147,36 @@ describe.each(twoStores)('the plan a reservation is decided under (%s)', (_name,
     expect(await other.reserveDaily(accountId, msg(62)).catch((error: { code?: string }) => error.code)).toBe('FORBIDDEN');
   });
 });
+
+describe('a reservation re-reading its account beside a slot command', () => {
+  it('counts the slots right: the re-read after a refusal waits for the slot command queued before it', async () => {
+    const { store } = countingStore();
+    const now = new Date('2026-11-21T12:00:00.000Z');
+    const quota = new QuotaCommands(store, { now: () => now }, noWait);
+    const { accountId } = await quota.openAccount({ plan: 'free' });
+    for (let n = 1; n <= 50; n++) await quota.reserveDaily(accountId, msg(n));
+    // The slot's append reaches the store late, and a read of the account stream waits for it: a
+    // fold beside the queue would then fold the slot onto the state the slot command already changed.
+    const append = store.append.bind(store);
+    const readStream = store.readStream.bind(store);
+    let slotAppended: Promise<unknown> = Promise.resolve();
+    store.append = (stream, events, options) => {
+      if (stream !== accountStream(accountId)) return append(stream, events, options);
+      const appended = new Promise((resolve) => setTimeout(resolve, 20)).then(() => append(stream, events, options));
+      slotAppended = appended.catch(() => undefined);
+      return appended;
+    };
+    store.readStream = async (stream, options) => {
+      if (stream === accountStream(accountId)) await slotAppended;
+      return readStream(stream, options);
+    };
+    const [slot, unit] = await Promise.allSettled([
+      quota.reserveSession({ accountId, sessionId: 'ses_01JD8Z7A1B2C3D4E5F6G000001' }),
+      quota.reserveDaily(accountId, msg(51)),
+    ]);
+    expect(slot).toMatchObject({ status: 'fulfilled', value: { limit: 1, used: 1 } });
+    expect(unit).toMatchObject({ status: 'rejected', reason: { code: 'DAILY_MESSAGE_LIMIT_REACHED' } });
+    // The free plan holds one session: a second is refused.
+    await expect(quota.reserveSession({ accountId, sessionId: 'ses_01JD8Z7A1B2C3D4E5F6G000002' })).rejects.toMatchObject({ code: 'SESSION_LIMIT_REACHED' });
+  });
+});

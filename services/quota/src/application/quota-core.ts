@@ -5,8 +5,8 @@ import type {
 } from '@switchboard/contracts';
 import { WrongExpectedRevisionError } from '@switchboard/eventstore';
 import type { EventStore, StreamCondition } from '@switchboard/eventstore';
-import { AggregateCache, CommandQueue, eventMetadata, loadAggregate, toRawEvent, ulid } from '@switchboard/service-kit';
-import type { AggregateFold, LoadedAggregate, QueuedCommandResult } from '@switchboard/service-kit';
+import { AggregateCache, CommandQueue, eventMetadata, toRawEvent, ulid } from '@switchboard/service-kit';
+import type { AggregateFold, CachedAggregate, QueuedCommandResult } from '@switchboard/service-kit';
 import { decide as decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
 import { AccountIsClosed, AccountNotFound } from '../account/errors.js';
@@ -58,7 +58,6 @@ export interface QuotaCommandsOptions {
 export class QuotaCommands {
   private readonly accounts: CommandQueue<Account, AccountEvent>;
   private readonly accountCache = new AggregateCache<Account>(CACHED_STREAMS);
-  private readonly accountFold: AggregateFold<Account, AccountEvent>;
   private readonly usage: CommandQueue<DailyUsageState, UsageEvent>;
   private readonly usageCache = new AggregateCache<DailyUsageState>(CACHED_STREAMS);
   /** The UTC day of the latest reservation and the day before it (worked out once a day). */
@@ -68,8 +67,7 @@ export class QuotaCommands {
 
   constructor(private readonly store: EventStore, private readonly clock: Clock, private readonly sync: ReadModelSync, options: QuotaCommandsOptions = {}) {
     const parse = quotaEventParser.parse;
-    this.accountFold = { initial: initialAccount, evolve: evolveAccount, parse: parse as Parse<AccountEvent> };
-    this.accounts = new CommandQueue(store, this.accountFold, { cache: this.accountCache });
+    this.accounts = new CommandQueue(store, { initial: initialAccount, evolve: evolveAccount, parse: parse as Parse<AccountEvent> }, { cache: this.accountCache });
     this.usageFold = { initial: initialUsage, evolve: evolveKeeping(options.unitsKept ?? UNITS_KEPT), parse: parse as Parse<UsageEvent> };
     this.usage = new CommandQueue(store, this.usageFold, { cache: this.usageCache });
   }
@@ -121,23 +119,36 @@ export class QuotaCommands {
    */
   async reserveDaily(accountId: AccountId, messageId: string, ctx: CallContext = {}): Promise<DailyUsage> {
     const stream = accountStream(accountId);
-    let assumed: LoadedAggregate<Account> | undefined = this.accountCache.get(stream);
+    let assumed = true;
     for (let attempt = 1; ; attempt++) {
-      const account = assumed ?? (await loadAggregate(this.store, stream, this.accountFold, this.accountCache));
+      // Read now through the accounts' queue, the one place their streams are folded: its fold hands
+      // the slot map on, so a fold beside a queued slot command could miscount the slots.
+      if (!assumed) await this.accountSummary(accountId);
+      const account = this.accountCache.get(stream);
+      if (account === undefined) {
+        // Not folded here yet (or let go since): read it, which also says ACCOUNT_NOT_FOUND.
+        if (attempt >= ACCOUNT_ATTEMPTS) throw new AccountNotFound();
+        assumed = false;
+        continue;
+      }
       try {
         return await this.reserveUnder(account, accountId, messageId, ctx);
       } catch (error) {
         const moved = error instanceof WrongExpectedRevisionError && error.stream === stream;
         if (!(assumed && error instanceof ApiError) && !(moved && attempt < ACCOUNT_ATTEMPTS)) throw error;
-        assumed = undefined;
+        assumed = false;
       }
     }
   }
 
-  private async reserveUnder(account: LoadedAggregate<Account>, accountId: AccountId, messageId: string, ctx: CallContext): Promise<DailyUsage> {
-    const { plan, closedAt } = summaryOf(account.state);
-    if (closedAt !== null) throw new AccountIsClosed(accountId, closedAt);
-    if (typeof account.revision !== 'bigint') throw new AccountNotFound();
+  /**
+   * A unit decided on `account` (a cached entry: its plan and closure are never changed in place, so
+   * they are the ones of its revision, whatever a queued slot command does to its slot map).
+   */
+  private async reserveUnder(account: CachedAggregate<Account>, accountId: AccountId, messageId: string, ctx: CallContext): Promise<DailyUsage> {
+    if (account.state.status === 'not_opened') throw new AccountNotFound();
+    if (account.state.status === 'closed') throw new AccountIsClosed(accountId, account.state.closedAt);
+    const { plan } = account.state;
     const now = this.clock.now();
     const day = utcDayOf(now);
     const limit = PLAN_LIMITS[plan].messagesPerDay;
