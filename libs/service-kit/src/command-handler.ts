@@ -134,7 +134,8 @@ export interface CommandQueueOptions<S> extends CommandOptions<S> {
  * one expected revision. A command whose decision throws fails alone. Across processes the
  * expected revision decides (a conflict re-decides the whole batch), so no replica holds a lock.
  * `view` copies what the caller needs out of the state right after its command (a fold may
- * hand its state's maps on to the next command of the batch).
+ * hand its state's maps on to the next command of the batch), with the stream revision that state
+ * is at once the batch is appended (`no_stream` for a stream that has none).
  */
 export class CommandQueue<S, E extends DomainEvent> {
   private readonly queues = new Map<string, QueuedCommand<S, E>[]>();
@@ -154,7 +155,7 @@ export class CommandQueue<S, E extends DomainEvent> {
    * WrongExpectedRevisionError naming it, for the caller to read that stream again and retry.
    */
   execute<R>(
-    stream: string, decide: (state: S) => E[], view: (state: S) => R, metadata: () => EventMetadata, unchanged?: readonly StreamCondition[],
+    stream: string, decide: (state: S) => E[], view: (state: S, revision: ExpectedRevision) => R, metadata: () => EventMetadata, unchanged?: readonly StreamCondition[],
   ): Promise<QueuedCommandResult<R, E>> {
     return new Promise((resolve, reject) => {
       const command: QueuedCommand<S, E> = {
@@ -187,7 +188,7 @@ export class CommandQueue<S, E extends DomainEvent> {
 
 interface Command<S, E> {
   decide(state: S): E[];
-  view(state: S): unknown;
+  view(state: S, revision: ExpectedRevision): unknown;
   metadata(): EventMetadata;
   unchanged?: readonly StreamCondition[] | undefined;
 }
@@ -224,7 +225,7 @@ async function runCommands<S, E extends DomainEvent>(
     const assumed: LoadedAggregate<S> | undefined = fresh ? { state: fold.initial, revision: 'no_stream' } : undefined;
     const cached = attempt === 1 ? cache?.get(stream) ?? assumed : undefined;
     const { state, revision } = cached ?? (await loadAggregate(store, stream, fold, cache));
-    const decided = decideInOrder(commands, state, fold);
+    const decided = decideInOrder(commands, state, revision, fold);
     if (cached && decided.outcomes.some((o) => !o.ok || o.events.length === 0) && !cached.mark?.unchanged()) {
       // A refusal or a no-op on a cached state the write mark does not vouch for is decided again
       // on the stream as read now. A fold that evolved in place leaves the cache unusable.
@@ -255,8 +256,9 @@ async function runCommands<S, E extends DomainEvent>(
 }
 
 /** Each command decided on the state its predecessors left, so limits count them; its view read right after. */
-function decideInOrder<S, E extends DomainEvent>(commands: readonly Command<S, E>[], start: S, fold: AggregateFold<S, E>) {
+function decideInOrder<S, E extends DomainEvent>(commands: readonly Command<S, E>[], start: S, from: ExpectedRevision, fold: AggregateFold<S, E>) {
   let state = start;
+  let revision = from;
   let evolved = false;
   const outcomes = commands.map((command): Outcome<E> => {
     try {
@@ -264,8 +266,9 @@ function decideInOrder<S, E extends DomainEvent>(commands: readonly Command<S, E
       if (events.length > 0) {
         state = events.reduce(fold.evolve, state);
         evolved = true;
+        revision = (typeof revision === 'bigint' ? revision : -1n) + BigInt(events.length);
       }
-      return { ok: true, events, view: command.view(state) };
+      return { ok: true, events, view: command.view(state, revision) };
     } catch (error) {
       return { ok: false, error };
     }

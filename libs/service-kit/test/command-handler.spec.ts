@@ -174,6 +174,18 @@ describe('CommandQueue with conditions on other streams', () => {
     expect((await queue.execute('count-1', add(2), (state) => state, () => metadata, [{ stream: 'plan-1', revision: 1n }])).view).toBe(3);
   });
 
+  it("tells each command's view the stream revision its state is at once the batch is appended", async () => {
+    const queue = new CommandQueue(store, fold, { cache: new AggregateCache<number>(10) });
+    const at = (state: number, revision: unknown) => ({ state, revision });
+    expect((await queue.execute('count-3', () => [], at, () => metadata)).view).toEqual({ state: 0, revision: 'no_stream' });
+    const views = await Promise.all([
+      queue.execute('count-3', add(1), at, () => metadata),
+      queue.execute('count-3', () => [], at, () => metadata),
+      queue.execute('count-3', () => [...add(2)(), ...add(3)()], at, () => metadata),
+    ]);
+    expect(views.map((result) => result.view)).toEqual([{ state: 1, revision: 0n }, { state: 1, revision: 0n }, { state: 6, revision: 2n }]);
+  });
+
   it('appends commands queued together in one append per set of conditions: a moved stream fails only the commands that name it', async () => {
     const queue = new CommandQueue(store, fold, { cache: new AggregateCache<number>(10) });
     await store.append('plan-2', [{ type: 'Counted', data: { n: 1 } }, { type: 'Counted', data: { n: 1 } }], { expectedRevision: 'no_stream' });

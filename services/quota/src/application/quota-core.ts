@@ -4,9 +4,9 @@ import type {
   Plan, ReleaseSessionReply, ReserveSessionReply, SessionSlotRequest, UsageEvent,
 } from '@switchboard/contracts';
 import { WrongExpectedRevisionError } from '@switchboard/eventstore';
-import type { EventStore, StreamCondition } from '@switchboard/eventstore';
+import type { EventStore, ExpectedRevision, StreamCondition } from '@switchboard/eventstore';
 import { AggregateCache, CommandQueue, eventMetadata, toRawEvent, ulid } from '@switchboard/service-kit';
-import type { AggregateFold, CachedAggregate, QueuedCommandResult } from '@switchboard/service-kit';
+import type { AggregateFold, QueuedCommandResult } from '@switchboard/service-kit';
 import { decide as decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
 import { AccountIsClosed, AccountNotFound } from '../account/errors.js';
@@ -119,36 +119,26 @@ export class QuotaCommands {
    */
   async reserveDaily(accountId: AccountId, messageId: string, ctx: CallContext = {}): Promise<DailyUsage> {
     const stream = accountStream(accountId);
-    let assumed = true;
+    const cached = this.accountCache.get(stream);
+    let account = cached && accountAt(cached.state, cached.revision);
     for (let attempt = 1; ; attempt++) {
-      // Read now through the accounts' queue, the one place their streams are folded: its fold hands
-      // the slot map on, so a fold beside a queued slot command could miscount the slots.
-      if (!assumed) await this.accountSummary(accountId);
-      const account = this.accountCache.get(stream);
-      if (account === undefined) {
-        // Not folded here yet (or let go since): read it, which also says ACCOUNT_NOT_FOUND.
-        if (attempt >= ACCOUNT_ATTEMPTS) throw new AccountNotFound();
-        assumed = false;
-        continue;
-      }
+      const assumed = account !== undefined;
+      // Read now through the accounts' queue, the one place their streams are folded (its fold hands
+      // the slot map on: a fold beside a queued slot command could miscount the slots).
+      account ??= (await this.accounts.execute(stream, () => [], accountAt, () => this.metadata(accountId, ctx))).view;
       try {
         return await this.reserveUnder(account, accountId, messageId, ctx);
       } catch (error) {
         const moved = error instanceof WrongExpectedRevisionError && error.stream === stream;
         if (!(assumed && error instanceof ApiError) && !(moved && attempt < ACCOUNT_ATTEMPTS)) throw error;
-        assumed = false;
+        account = undefined;
       }
     }
   }
 
-  /**
-   * A unit decided on `account` (a cached entry: its plan and closure are never changed in place, so
-   * they are the ones of its revision, whatever a queued slot command does to its slot map).
-   */
-  private async reserveUnder(account: CachedAggregate<Account>, accountId: AccountId, messageId: string, ctx: CallContext): Promise<DailyUsage> {
-    if (account.state.status === 'not_opened') throw new AccountNotFound();
-    if (account.state.status === 'closed') throw new AccountIsClosed(accountId, account.state.closedAt);
-    const { plan } = account.state;
+  private async reserveUnder(account: AccountAt, accountId: AccountId, messageId: string, ctx: CallContext): Promise<DailyUsage> {
+    if (account.closedAt !== null) throw new AccountIsClosed(accountId, account.closedAt);
+    const { plan } = account;
     const now = this.clock.now();
     const day = utcDayOf(now);
     const limit = PLAN_LIMITS[plan].messagesPerDay;
@@ -211,6 +201,19 @@ export class QuotaCommands {
   private metadata(accountId: AccountId, ctx: CallContext): EventMetadata {
     return eventMetadata({ accountId, correlationId: ctx.correlationId, causationId: ctx.causationId, now: this.clock.now() });
   }
+}
+
+/** What a reservation decides on: the plan and closure at a revision of the account stream. */
+interface AccountAt {
+  plan: Plan;
+  closedAt: string | null;
+  revision: bigint;
+}
+
+/** ACCOUNT_NOT_FOUND when it was never opened. Read from a cached entry too: plan and closure are never changed in place. */
+function accountAt(state: Account, revision: ExpectedRevision): AccountAt {
+  if (state.status === 'not_opened' || typeof revision !== 'bigint') throw new AccountNotFound();
+  return { plan: state.plan, closedAt: state.status === 'closed' ? state.closedAt : null, revision };
 }
 
 /** What bootstrap and reservations need of an account: its plan, its keys (copied), whether closed. */
