@@ -75,7 +75,7 @@ export interface AppendOptions {
    * read of those streams just before. KurrentDB, whose append writes one stream, reads their heads
    * just before it: what such a read gave, not atomic with the append.
    */
-  unchanged?: readonly StreamCondition[];
+  unchanged?: readonly StreamCondition[] | undefined;
 }
 
 export interface AppendResult {

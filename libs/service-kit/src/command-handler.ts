@@ -234,9 +234,9 @@ async function runCommands<S, E extends DomainEvent>(
     }
     const toAppend = decided.outcomes.flatMap((o, i) => (o.ok && o.events.length > 0 ? o.events.map((e) => toNewEvent(fold.encode ? fold.encode(e) : e, commands[i]!.metadata())) : []));
     if (toAppend.length === 0) return decided.outcomes;
-    const unchanged = commands[0]!.unchanged;
     try {
-      const appended = await store.append(stream, toAppend, unchanged ? { expectedRevision: revision, unchanged } : { expectedRevision: revision });
+      // One set of conditions per batch (see `drain`).
+      const appended = await store.append(stream, toAppend, { expectedRevision: revision, unchanged: commands[0]!.unchanged });
       cache?.set(stream, { state: decided.state, revision: appended.nextRevision });
       // Each command's last event: counted back from the batch's last one.
       let after = appended.nextRevision - BigInt(toAppend.length);
