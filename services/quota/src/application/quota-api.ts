@@ -6,7 +6,7 @@ import type {
   SessionSlotRequest, UpdateAccountCommand,
 } from '@switchboard/contracts';
 import { processMetrics } from '@switchboard/telemetry';
-import { ulid } from '@switchboard/service-kit';
+import { increasingUlid } from '@switchboard/service-kit';
 import { AccountNotFound, KeyNotFound } from '../account/errors.js';
 import type { Account } from '../account/state.js';
 import type { KeyRecord, QuotaReadModel } from '../projections/read-model.js';
@@ -92,7 +92,8 @@ export class QuotaApi {
   async createKey(command: CreateKeyCommand, ctx?: CallContext): Promise<ApiKeyView> {
     await this.catchUp('accounts');
     this.assertNewKey(command.keyHash);
-    const keyId = `key_${ulid()}`;
+    // Increasing within a millisecond too: an account's keys are listed by id, in the order issued.
+    const keyId = `key_${increasingUlid()}`;
     await this.commands.execute(command.accountId, (now) => ({ type: 'IssueKey', keyId, keyHash: command.keyHash, scopes: command.scopes, now }), ctx);
     return view(this.mustFindKey(keyId));
   }

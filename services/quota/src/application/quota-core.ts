@@ -5,7 +5,7 @@ import type {
 } from '@switchboard/contracts';
 import { WrongExpectedRevisionError } from '@switchboard/eventstore';
 import type { EventStore, ExpectedRevision, StreamCondition } from '@switchboard/eventstore';
-import { AggregateCache, CommandQueue, eventMetadata, toRawEvent, ulid } from '@switchboard/service-kit';
+import { AggregateCache, CommandQueue, eventMetadata, increasingUlid, toRawEvent, ulid } from '@switchboard/service-kit';
 import type { AggregateFold, QueuedCommandResult } from '@switchboard/service-kit';
 import { decide as decideAccount } from '../account/decide.js';
 import type { AccountCommand } from '../account/decide.js';
@@ -79,7 +79,8 @@ export class QuotaCommands {
   /** Opens an account (and registers its first key); `accountId` is minted unless given (bootstrap). */
   async openAccount(command: CreateAccountCommand, ctx: CallContext = {}, accountId: AccountId = `acc_${ulid()}`): Promise<CreateAccountReply> {
     const now = this.clock.now();
-    const keyId = command.key ? `key_${ulid()}` : null;
+    // Increasing within a millisecond too, as every key id (see QuotaApi.createKey): listed by id, in the order issued.
+    const keyId = command.key ? `key_${increasingUlid()}` : null;
     const name = command.name ?? null;
     const result = await this.onAccount(accountId, ctx, noView, (state) => {
       const opened = decideAccount({ type: 'OpenAccount', accountId, name, plan: command.plan, now }, state);
