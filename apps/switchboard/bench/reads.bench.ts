@@ -13,13 +13,17 @@
  * socket write costs more per request the slower the server, so the ratio is not linear in CPU).
  * BENCH_MODES: `embedded,distributed` (default) or either alone. BENCH_READ_ENDPOINTS: some of
  * `message,session,sessionList,healthz` (default all). BENCH_NODE_OPTIONS: NODE_OPTIONS for
- * the processes under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * the processes under test. BENCH_PROFILE_DIR: also profile every process under test over each
+ * measured Switchboard window (`<mode>-<endpoint>-round<n>-<process>.cpuprofile`, top functions
+ * printed); the inspector raises the CPU figures of that run, so read them from a run without it.
  */
 import autocannon from 'autocannon';
 import { ApiClient, eventually } from '../test/support/http.js';
 import { startEmulatorProcess, startSwitchboardUnderTest } from '../test/support/harness.js';
 import type { Mode, SwitchboardUnderTest } from '../test/support/harness.js';
+import { join } from 'node:path';
 import { startBareFastify } from './bare-fastify-process.js';
+import { InspectorProfiler } from './cpu-profile.js';
 import { processCpuMs } from './process-metrics.js';
 
 const SECONDS = Number(process.env['BENCH_READ_SECONDS'] ?? 5);
@@ -27,6 +31,7 @@ const ROUNDS = Number(process.env['BENCH_READ_ROUNDS'] ?? 2);
 const CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32);
 const MODES = (process.env['BENCH_MODES'] ?? 'embedded,distributed').split(',').filter(Boolean) as Mode[];
 const NODE_OPTIONS = process.env['BENCH_NODE_OPTIONS'];
+const PROFILE_DIR = process.env['BENCH_PROFILE_DIR'];
 const ENDPOINT_NAMES = ['message', 'session', 'sessionList', 'healthz'];
 const ENDPOINTS = listOf('BENCH_READ_ENDPOINTS', ENDPOINT_NAMES.join(','), (name) => ENDPOINT_NAMES.includes(name));
 const CALIBRATION_US = listOf('BENCH_READ_CALIBRATION_US', '25,50,100', (us) => Number(us) > 0).map(Number);
@@ -127,7 +132,17 @@ async function calibration(mode: Mode, bodies: Record<string, unknown>, path: st
 
 async function measure(mode: Mode) {
   const emulator = await startEmulatorProcess();
-  const sut = await startSwitchboardUnderTest(mode, { emulator, env: { LOG_LEVEL: 'error', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) } });
+  const nodeOptions = [NODE_OPTIONS, PROFILE_DIR ? '--inspect=127.0.0.1:0' : undefined].filter(Boolean).join(' ');
+  const inspectorUrls = new Map<string, string>();
+  const onOutput = (name: string, chunk: string) => {
+    const url = /Debugger listening on (ws:\/\/\S+)/.exec(chunk)?.[1];
+    if (url && !inspectorUrls.has(name)) inspectorUrls.set(name, url);
+  };
+  const sut = await startSwitchboardUnderTest(mode, { emulator, env: { LOG_LEVEL: 'error', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, onOutput });
+  const profilers = await Promise.all([...inspectorUrls].map(async ([name, url]) => ({ name, profiler: await InspectorProfiler.connect(url) })));
+  /** `run` under every process's profiler (none without BENCH_PROFILE_DIR). */
+  const profiled = <T>(window: string, run: () => Promise<T>): Promise<T> =>
+    profilers.reduce<() => Promise<T>>((inner, { name, profiler }) => () => profiler.during(join(PROFILE_DIR!, `${mode}-${window}-${name}.cpuprofile`), inner), run)();
   try {
     const paths = await readablePaths(sut, mode === 'embedded' ? '15557771001' : '15557771002');
     const bodies = await bodiesOf(sut, paths);
@@ -141,7 +156,7 @@ async function measure(mode: Mode) {
         if (!ENDPOINTS.includes(endpoint)) continue;
         await load(switchboard, path); // warm-up: JIT, caches
         for (let round = 1; round <= ROUNDS; round++) {
-          const ours = await load(switchboard, path);
+          const ours = await profiled(`${endpoint}-round${round}`, () => load(switchboard, path));
           const theirs = await load(bareLoad, path);
           rows.push({ mode, endpoint, round, switchboard: ours, bareFastify: theirs, ratio: +(ours.perSecond / theirs.perSecond).toFixed(2) });
         }
@@ -152,6 +167,7 @@ async function measure(mode: Mode) {
       bare.stop();
     }
   } finally {
+    for (const { profiler } of profilers) profiler.close();
     await sut.close();
     await emulator.stop();
   }

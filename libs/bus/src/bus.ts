@@ -61,6 +61,12 @@ export interface SubscribeOptions {
  */
 export type BusHandler<T = unknown> = (message: BusMessage<T>) => unknown;
 
+/**
+ * A read a service answers for callers in its own process without the bus (see `Bus.directAnswer`):
+ * the request as the caller typed it, the reply as the service made it, neither copied nor parsed.
+ */
+export type DirectAnswer = (request: unknown) => unknown;
+
 export interface BusSubscription {
   readonly subject: string;
   /** Stops delivery to this handler; messages already being handled finish. */
@@ -99,6 +105,17 @@ export interface Bus {
    * listener may be in any process, so always true). A publisher skips work nobody would receive.
    */
   mayBeHeard(subject: string): boolean;
+  /**
+   * Where the service answering `subject` shares this process (the in-process bus) and has
+   * offered a direct answer for it (`answerDirectly`): that answer, which `callService` calls
+   * instead of a round trip. Undefined over NATS, where the answering process may be any.
+   */
+  directAnswer?(subject: string): DirectAnswer | undefined;
+  /**
+   * Offers `answer` to callers in this process for `subject`, beside the subscription that
+   * answers it over the bus (the in-process bus only; a no-op elsewhere). Returns its removal.
+   */
+  answerDirectly?(subject: string, answer: DirectAnswer): () => void;
   isConnected(): boolean;
   health(): BusHealth;
   /** Stops all subscriptions and the connection; later calls fail with `BusUnavailableError`. */

@@ -24,6 +24,15 @@ export function failureEnvelope(error: unknown): ReplyEnvelope {
   return { ok: false, error: toRemoteErrorBody(error) };
 }
 
+/**
+ * A handler's failure as its caller receives it on either transport (and from a direct answer):
+ * only what `toRemoteErrorBody` lets out, as JSON carries it.
+ */
+export function carriedFailure(subject: string, error: unknown): RemoteError {
+  const envelope = JSON.parse(serializeEnvelope(failureEnvelope(error))) as Extract<ReplyEnvelope, { ok: false }>;
+  return new RemoteError(subject, envelope.error);
+}
+
 /** The reply's data, or the handler's failure as a `RemoteError`. */
 export function openEnvelope(subject: string, envelope: unknown): unknown {
   if (typeof envelope !== 'object' || envelope === null || typeof (envelope as { ok?: unknown }).ok !== 'boolean') {

@@ -1,4 +1,4 @@
-import type { Bus, BusHandler, BusHealth, BusHeaders, BusReply, BusSubscription, PublishOptions, RequestOptions, SubscribeOptions } from './bus.js';
+import type { Bus, BusHandler, DirectAnswer, BusHealth, BusHeaders, BusReply, BusSubscription, PublishOptions, RequestOptions, SubscribeOptions } from './bus.js';
 import { openEnvelope, serializeEnvelope } from './envelope.js';
 import { BusUnavailableError, DeadlineExceededError, NoResponderError } from './errors.js';
 import { defaultBusLogger } from './logger.js';
@@ -40,6 +40,8 @@ export class InProcessBus implements Bus {
   private readonly queueCursors = new Map<string, number>();
   /** Routes by subject, so a request does not match every pattern; reset when subscriptions change. */
   private readonly routes = new Map<string, Route>();
+  /** Direct answers by subject (`answerDirectly`). */
+  private readonly directAnswers = new Map<string, DirectAnswer>();
   private readonly logger: BusLogger;
   private closed = false;
 
@@ -86,6 +88,19 @@ export class InProcessBus implements Bus {
     };
   }
 
+  /** Every service answering here shares this process, so a direct answer is always its own. */
+  directAnswer(subject: string): DirectAnswer | undefined {
+    return this.closed ? undefined : this.directAnswers.get(subject);
+  }
+
+  answerDirectly(subject: string, answer: DirectAnswer): () => void {
+    this.assertOpen();
+    this.directAnswers.set(subject, answer);
+    return () => {
+      if (this.directAnswers.get(subject) === answer) this.directAnswers.delete(subject);
+    };
+  }
+
   isConnected(): boolean {
     return !this.closed;
   }
@@ -97,6 +112,7 @@ export class InProcessBus implements Bus {
   async close(): Promise<void> {
     this.closed = true;
     this.subscriptions.clear();
+    this.directAnswers.clear();
     this.routes.clear();
   }
 

@@ -7,6 +7,7 @@ export type {
   BusMessage,
   BusReply,
   BusSubscription,
+  DirectAnswer,
   PublishOptions,
   RequestOptions,
   SubscribeOptions,
@@ -35,5 +36,5 @@ export { BusTransport } from './nest/bus-transport.js';
 export type { BusTransportOptions } from './nest/bus-transport.js';
 export { BusContext } from './nest/bus-context.js';
 export { BusExceptionFilter } from './nest/bus-exception-filter.js';
-export { callService, ContractViolationError, DEFAULT_CALL_TIMEOUT_MS, parseRequest, ServiceCallError, toServiceCallError } from './service-client.js';
+export { answerInProcess, callService, ContractViolationError, DEFAULT_CALL_TIMEOUT_MS, parseRequest, ServiceCallError, toServiceCallError } from './service-client.js';
 export type { CallOptions, CallOutcome } from './service-client.js';

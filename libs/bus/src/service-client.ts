@@ -3,9 +3,11 @@ import { context } from '@opentelemetry/api';
 import { ApiError, BUS_HEADERS, ErrorCode } from '@switchboard/contracts';
 import { validationError } from '@switchboard/contracts';
 import type { ReplyOf, RequestOf, SubjectContract } from '@switchboard/contracts';
-import { injectTraceHeaders } from '@switchboard/telemetry';
+import { injectTraceHeaders, isRecordingSpans } from '@switchboard/telemetry';
 import type { z } from 'zod';
-import type { Bus, BusHeaders, BusMessage, BusReply } from './bus.js';
+import type { Bus, BusHeaders, BusMessage, BusReply, DirectAnswer } from './bus.js';
+import { carriedFailure } from './envelope.js';
+import { runAsHandler } from './tracing.js';
 
 /** Deadline of a call when the caller names none. */
 export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
@@ -68,8 +70,45 @@ export class ContractViolationError extends Error {
  * (its RemoteError; a request that broke the contract is one), anything else.
  */
 export async function callService<S extends SubjectContract>(bus: Bus, subject: S, data: RequestOf<S>, options: CallOptions = {}): Promise<ReplyOf<S>> {
+  // A read the answering service offers in this process is answered directly, unless spans are
+  // recorded: a trace then shows the hop like any other.
+  const direct = isRecordingSpans() ? undefined : bus.directAnswer?.(subject.subject);
+  if (direct) return answerDirectly(direct, subject, data, options);
   const run = () => requestAndParse(bus, subject, data, options);
   return options.traceContext ? context.with(options.traceContext, run) : run();
+}
+
+/**
+ * Offers `answer` for `subject` to callers in this process (`callService`), beside the bus
+ * subscription that answers everyone else: the in-process bus only (elsewhere nothing is
+ * offered). For reads that answer at once: a direct answer has no deadline, no span and no bus
+ * metrics, and is not a bus request. Returns the offer's removal (call it on close).
+ */
+export function answerInProcess<S extends SubjectContract>(bus: Bus, subject: S, answer: (request: RequestOf<S>) => ReplyOf<S> | Promise<ReplyOf<S>>): () => void {
+  return bus.answerDirectly?.(subject.subject, answer as DirectAnswer) ?? (() => undefined);
+}
+
+/**
+ * The answer as the bus would have brought it: the handler runs with the call's headers as its
+ * inbound ones, and its failure reaches the caller as it would over the bus (only what
+ * `toRemoteErrorBody` lets out, then mapped by `toServiceCallError`).
+ */
+async function answerDirectly<S extends SubjectContract>(answer: DirectAnswer, subject: S, data: unknown, options: CallOptions): Promise<ReplyOf<S>> {
+  try {
+    return (await runAsHandler(callHeaders(options), () => answer(data))) as ReplyOf<S>;
+  } catch (error) {
+    const carried = carriedFailure(subject.subject, error);
+    throw toServiceCallError(carried, subject.subject) ?? carried;
+  }
+}
+
+/** The standard headers of a call (the trace's are added by the transport). */
+function callHeaders(options: CallOptions): BusHeaders {
+  const headers: BusHeaders = {};
+  if (options.correlationId) headers[BUS_HEADERS.correlationId] = options.correlationId;
+  if (options.causationId) headers[BUS_HEADERS.causationId] = options.causationId;
+  if (options.accountId) headers[BUS_HEADERS.accountId] = options.accountId;
+  return headers;
 }
 
 /**
@@ -84,11 +123,7 @@ export function parseRequest<S extends SubjectContract>(subject: S, message: Pic
 }
 
 async function requestAndParse<S extends SubjectContract>(bus: Bus, subject: S, data: unknown, options: CallOptions): Promise<ReplyOf<S>> {
-  const headers: BusHeaders = {};
-  if (options.correlationId) headers[BUS_HEADERS.correlationId] = options.correlationId;
-  if (options.causationId) headers[BUS_HEADERS.causationId] = options.causationId;
-  if (options.accountId) headers[BUS_HEADERS.accountId] = options.accountId;
-  injectTraceHeaders(headers);
+  const headers = injectTraceHeaders(callHeaders(options));
   let reply: BusReply;
   try {
     reply = await bus.request(subject.subject, data, { timeoutMs: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, headers });

@@ -85,15 +85,23 @@ export async function handleInbound(
   try {
     const data = await runInSpan(`process ${message.subject}`, consumerSpanOptions(system, message, queue), () => {
       injectTraceHeaders(headers);
-      const accountId = message.headers[BusHeader.accountId];
-      const run = () => inboundHeaders.run(message.headers, () => handler(message));
-      // Every line the handler logs names the account it works for (ids only, never a key).
-      return accountId ? withLogFields({ account_id: accountId }, run) : run();
+      return runAsHandler(message.headers, () => handler(message));
     });
     return { envelope: successEnvelope(data), headers };
   } catch (error) {
     return { envelope: failureEnvelope(error), headers };
   }
+}
+
+/**
+ * Runs `work` as the handler of a message with `headers`: the calls it makes inherit them
+ * (`currentInboundHeaders`), and every line it logs names the account it works for (ids only,
+ * never a key).
+ */
+export function runAsHandler<T>(headers: BusHeaders, work: () => T): T {
+  const accountId = headers[BusHeader.accountId];
+  const run = () => inboundHeaders.run(headers, work);
+  return accountId ? withLogFields({ account_id: accountId }, run) : run();
 }
 
 const NO_SPAN_OPTIONS: RunInSpanOptions = {};

@@ -4,7 +4,9 @@ import { z } from 'zod';
 import type { Bus, BusMessage } from '../src/bus.js';
 import { InProcessBus } from '../src/in-process-bus.js';
 import { NatsBus } from '../src/nats-bus.js';
-import { callService, ContractViolationError, parseRequest, ServiceCallError } from '../src/service-client.js';
+import { inMemorySpans, startTelemetry } from '@switchboard/telemetry';
+import { answerInProcess, callService, ContractViolationError, parseRequest, ServiceCallError } from '../src/service-client.js';
+import { currentInboundHeaders } from '../src/tracing.js';
 import { uniquePrefix } from './support.js';
 
 /** The shared NATS server of this machine; tests only use subjects under a unique prefix. */
@@ -76,6 +78,88 @@ for (const [transport, open] of Object.entries(transports)) {
     });
   });
 }
+
+describe('a direct answer: a read answered in its own process without the bus', () => {
+  let bus: InProcessBus;
+  let Echo: ReturnType<typeof echoSubject>;
+  /** Requests the bus subscription received: the direct answer must leave it none. */
+  let overTheBus: number;
+  beforeEach(async () => {
+    bus = new InProcessBus({ logger: silent });
+    Echo = echoSubject(`${uniquePrefix()}.echo`);
+    overTheBus = 0;
+    await bus.subscribe(Echo.subject, (message: BusMessage) => {
+      overTheBus += 1;
+      return { echoed: `bus:${parseRequest(Echo, message).text}` };
+    });
+  });
+  afterEach(() => bus.close());
+
+  it('is called instead of the bus, with the call\'s headers as the handler\'s, and its request and reply as they are', async () => {
+    const request = { text: 'hi' };
+    let seen: { headers: Readonly<Record<string, string>> | undefined; request: unknown } | undefined;
+    const reply = { echoed: 'direct:hi' };
+    answerInProcess(bus, Echo, (asked) => {
+      seen = { headers: currentInboundHeaders(), request: asked };
+      return reply;
+    });
+    const requestParses = vi.spyOn(Echo.request, 'safeParse');
+    const answered = await callService(bus, Echo, request, { correlationId: 'req-1', causationId: 'evt-9', accountId: 'acc_1' });
+    expect(answered).toBe(reply);
+    expect(seen?.request).toBe(request);
+    expect(seen?.headers).toEqual({ 'correlation-id': 'req-1', 'causation-id': 'evt-9', 'account-id': 'acc_1' });
+    expect([overTheBus, requestParses.mock.calls.length]).toEqual([0, 0]);
+  });
+
+  it('fails as the bus would carry the failure: a named refusal as refused, anything else as the internal error', async () => {
+    const viaBus = echoSubject(`${uniquePrefix()}.echo`);
+    const failures = [
+      () => new ApiError('SESSION_LIMIT_REACHED', 'The plan allows 1 concurrent session.', { limit: 1, used: 1 }),
+      () => Object.assign(new Error('secret detail /var/lib/x'), { code: 'not a public code' }),
+    ];
+    for (const failure of failures) {
+      const stop = answerInProcess(bus, Echo, () => Promise.reject(failure()));
+      await bus.subscribe(viaBus.subject, () => {
+        throw failure();
+      });
+      const direct = await callService(bus, Echo, { text: 'hi' }).catch((error: unknown) => error);
+      const carried = await callService(bus, viaBus, { text: 'hi' }).catch((error: unknown) => error);
+      expect(direct).toBeInstanceOf((carried as object).constructor);
+      expect(JSON.stringify(direct)).toEqual(JSON.stringify(carried).replaceAll(viaBus.subject, Echo.subject));
+      expect(direct).toMatchObject({ code: (carried as { code: string }).code, message: (carried as Error).message });
+      stop();
+      await bus.close();
+      bus = new InProcessBus({ logger: silent });
+    }
+  });
+
+  it('is not offered once removed or once the bus is closed, nor while spans are recorded (the trace shows the hop)', async () => {
+    const remove = answerInProcess(bus, Echo, () => ({ echoed: 'direct' }));
+    const spans = inMemorySpans();
+    const telemetry = startTelemetry({ serviceName: 'direct-answer-test', env: {}, spanProcessors: [spans.processor] });
+    try {
+      expect(await callService(bus, Echo, { text: 'traced' })).toEqual({ echoed: 'bus:traced' });
+    } finally {
+      await telemetry.shutdown();
+    }
+    expect(await callService(bus, Echo, { text: 'x' })).toEqual({ echoed: 'direct' });
+    remove();
+    expect(await callService(bus, Echo, { text: 'removed' })).toEqual({ echoed: 'bus:removed' });
+    answerInProcess(bus, Echo, () => ({ echoed: 'direct' }));
+    await bus.close();
+    await expect(callService(bus, Echo, { text: 'closed' })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('is never offered over NATS (the answering process may be any)', async () => {
+    const nats: Bus = await NatsBus.connect({ servers: SHARED_NATS, name: 'service-client-test' });
+    try {
+      expect(answerInProcess(nats, Echo, () => ({ echoed: 'direct' }))).toBeTypeOf('function');
+      expect(nats.directAnswer?.(Echo.subject)).toBeUndefined();
+    } finally {
+      await nats.close();
+    }
+  });
+});
 
 describe('across a process boundary (NATS)', () => {
   it('refuses a request that breaks the contract with VALIDATION_ERROR, and throws a reply that breaks it as a bug', async () => {

@@ -1,6 +1,8 @@
 import type { BlobStore } from '@switchboard/blob-store';
 import { DEFAULT_BLOB_TTL_MS, FolderBlobStore, lazyBlobStore } from '@switchboard/blob-store';
+import { answerInProcess } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
+import { MessagingSubjects } from '@switchboard/contracts';
 import { serveProjectionRebuilds, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
@@ -39,6 +41,9 @@ export async function startMessagingService(options: StartMessagingServiceOption
   try {
     engine = await openMessagingEngine({ bus, config, logger, clock: options.clock ?? systemClock, blobs, media: options.media, hooks: options.hooks });
     const app = await startMicroservice(MessagingModule.with(engine.api), { bus, queue: 'messaging' });
+    // The lookup the gateway makes most, answered without the bus where it shares this process.
+    const api = engine.api;
+    const removeDirectAnswer = answerInProcess(bus, MessagingSubjects.get, (request) => api.get(request));
     engine.recovery.start();
     const rebuilds = await serveProjectionRebuilds({ bus, readModels: MESSAGING_READ_MODELS, store: engine.store, config, logger });
     const sweeper = ownsBlobs ? sweepFolder(blobs, logger) : undefined;
@@ -47,6 +52,7 @@ export async function startMessagingService(options: StartMessagingServiceOption
     let closing: Promise<void> | undefined;
     const close = async (): Promise<void> => {
       clearInterval(sweeper);
+      removeDirectAnswer();
       await app.close();
       await rebuilds.close();
       await running.close();

@@ -1,4 +1,5 @@
 import { openBlobStore } from '@switchboard/blob-store';
+import { answerInProcess } from '@switchboard/bus';
 import type { Bus } from '@switchboard/bus';
 import type { EventStore } from '@switchboard/eventstore';
 import { feedWaker, IdempotencyKeys, openReadModelDatabase, openServiceEventStore, ProjectionRunner, serveProjectionRebuilds, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
@@ -180,6 +181,8 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger, { pacer, answerQueuedAfterMs: config.sendDeadlineMs }), queries, readiness, feed, accounts, new ContactChecks());
   const requests = new SessionRequests(api, router);
   const app = await startMicroservice(SessionsModule.forApi(api, requests), { bus, queue: 'sessions' });
+  // The reads the gateway makes most, answered without the bus where it shares this process.
+  const directAnswers = [answerInProcess(bus, SessionsSubjects.get, (request) => api.get(request)), answerInProcess(bus, SessionsSubjects.list, (request) => api.list(request))];
   const forwarded = directory ? await router.listen((verb, message) => requests.forwarded(verb, message)) : [];
   const rebuilds = await serveProjectionRebuilds({ bus, readModels: SESSIONS_READ_MODELS, store, config, logger });
   // An AccountClosed published while this service was down (the CLI closed it meanwhile) is found here.
@@ -195,6 +198,7 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
       await ownership.stop();
       removeSessionsGauge();
       removeConnectionsGauge();
+      for (const remove of directAnswers) remove();
       for (const subscription of forwarded) await subscription.unsubscribe();
       await app.close();
       // Requests taken before the unsubscribe are answered while this replica still sees the directory.
