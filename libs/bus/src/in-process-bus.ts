@@ -1,4 +1,4 @@
-import type { Bus, BusHandler, DirectAnswer, BusHealth, BusHeaders, BusReply, BusSubscription, PublishOptions, RequestOptions, SubscribeOptions } from './bus.js';
+import type { Bus, BusHandler, BusHealth, BusHeaders, BusReply, BusSubscription, DirectAnswer, PublishOptions, RequestOptions, SubscribeOptions } from './bus.js';
 import { openEnvelope, serializeEnvelope } from './envelope.js';
 import { BusUnavailableError, DeadlineExceededError, NoResponderError } from './errors.js';
 import { defaultBusLogger } from './logger.js';

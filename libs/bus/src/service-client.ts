@@ -7,7 +7,7 @@ import { injectTraceHeaders, isRecordingSpans } from '@switchboard/telemetry';
 import type { z } from 'zod';
 import type { Bus, BusHeaders, BusMessage, BusReply, DirectAnswer } from './bus.js';
 import { carriedFailure } from './envelope.js';
-import { runAsHandler } from './tracing.js';
+import { outgoingHeaders, runAsHandler } from './tracing.js';
 
 /** Deadline of a call when the caller names none. */
 export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
@@ -95,7 +95,8 @@ export function answerInProcess<S extends SubjectContract>(bus: Bus, subject: S,
  */
 async function answerDirectly<S extends SubjectContract>(answer: DirectAnswer, subject: S, data: unknown, options: CallOptions): Promise<ReplyOf<S>> {
   try {
-    return (await runAsHandler(callHeaders(options), () => answer(data))) as ReplyOf<S>;
+    // The headers the bus would deliver: those a handler calling here inherits included.
+    return (await runAsHandler(outgoingHeaders(callHeaders(options)), () => answer(data))) as ReplyOf<S>;
   } catch (error) {
     const carried = carriedFailure(subject.subject, error);
     throw toServiceCallError(carried, subject.subject) ?? carried;

@@ -111,6 +111,18 @@ describe('a direct answer: a read answered in its own process without the bus', 
     expect([overTheBus, requestParses.mock.calls.length]).toEqual([0, 0]);
   });
 
+  it('gives a call made inside a handler the handler\'s correlation and account, as the bus does', async () => {
+    const Outer = echoSubject(`${uniquePrefix()}.outer`);
+    const seen: Record<string, Readonly<Record<string, string>> | undefined> = {};
+    answerInProcess(bus, Echo, () => {
+      seen['direct'] = currentInboundHeaders();
+      return { echoed: 'direct' };
+    });
+    await bus.subscribe(Outer.subject, () => callService(bus, Echo, { text: 'inner' }));
+    await callService(bus, Outer, { text: 'outer' }, { correlationId: 'req-7', accountId: 'acc_7' });
+    expect(seen['direct']).toMatchObject({ 'correlation-id': 'req-7', 'account-id': 'acc_7' });
+  });
+
   it('fails as the bus would carry the failure: a named refusal as refused, anything else as the internal error', async () => {
     const viaBus = echoSubject(`${uniquePrefix()}.echo`);
     const failures = [
