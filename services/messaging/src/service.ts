@@ -38,28 +38,32 @@ export async function startMessagingService(options: StartMessagingServiceOption
   const ownsBlobs = options.blobStore === undefined;
   const blobs = options.blobStore ?? lazyBlobStore({ dataDir: config.dataDir, natsUrl: config.natsUrl, name: 'messaging-media' });
   let engine: MessagingEngine | undefined;
+  let app: Awaited<ReturnType<typeof startMicroservice>> | undefined;
   try {
     engine = await openMessagingEngine({ bus, config, logger, clock: options.clock ?? systemClock, blobs, media: options.media, hooks: options.hooks });
-    const app = await startMicroservice(MessagingModule.with(engine.api), { bus, queue: 'messaging' });
-    // The lookup the gateway makes most, answered without the bus where it shares this process.
-    const api = engine.api;
-    const removeDirectAnswer = answerInProcess(bus, MessagingSubjects.get, (request) => api.get(request));
+    app = await startMicroservice(MessagingModule.with(engine.api), { bus, queue: 'messaging' });
     engine.recovery.start();
     const rebuilds = await serveProjectionRebuilds({ bus, readModels: MESSAGING_READ_MODELS, store: engine.store, config, logger });
+    // The lookup the gateway makes most, answered without the bus where it shares this process
+    // (offered last: nothing after it can fail the start and leave it behind).
+    const api = engine.api;
+    const removeDirectAnswer = answerInProcess(bus, MessagingSubjects.get, (request) => api.get(request));
     const sweeper = ownsBlobs ? sweepFolder(blobs, logger) : undefined;
     logger.info({ blobStore: blobs.constructor.name }, 'messaging service started');
     const running = engine;
+    const microservice = app;
     let closing: Promise<void> | undefined;
     const close = async (): Promise<void> => {
       clearInterval(sweeper);
       removeDirectAnswer();
-      await app.close();
+      await microservice.close();
       await rebuilds.close();
       await running.close();
       if (ownsBlobs) await blobs.close();
     };
     return { name: 'messaging', engine: running, ready: () => running.caughtUp() && bus.isConnected(), close: () => (closing ??= close()) };
   } catch (error) {
+    await app?.close();
     await engine?.close();
     if (ownsBlobs) await blobs.close();
     throw error;

@@ -181,10 +181,10 @@ export async function startSessionsService(options: SessionsServiceOptions): Pro
   const api = new SessionsApi(manager, creator, new Deliveries(registry, manager, activity, media, sentLog, logger, { pacer, answerQueuedAfterMs: config.sendDeadlineMs }), queries, readiness, feed, accounts, new ContactChecks());
   const requests = new SessionRequests(api, router);
   const app = await startMicroservice(SessionsModule.forApi(api, requests), { bus, queue: 'sessions' });
-  // The reads the gateway makes most, answered without the bus where it shares this process.
-  const directAnswers = [answerInProcess(bus, SessionsSubjects.get, (request) => api.get(request)), answerInProcess(bus, SessionsSubjects.list, (request) => api.list(request))];
   const forwarded = directory ? await router.listen((verb, message) => requests.forwarded(verb, message)) : [];
   const rebuilds = await serveProjectionRebuilds({ bus, readModels: SESSIONS_READ_MODELS, store, config, logger });
+  // The reads the gateway makes most, answered without the bus where it shares this process.
+  const directAnswers = [answerInProcess(bus, SessionsSubjects.get, (request) => api.get(request)), answerInProcess(bus, SessionsSubjects.list, (request) => api.list(request))];
   // An AccountClosed published while this service was down (the CLI closed it meanwhile) is found here.
   void accounts.sweepClosed().catch((error: unknown) => logger.warn({ err: error }, 'closed-account sweep stopped'));
 
