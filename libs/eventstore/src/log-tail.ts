@@ -36,10 +36,13 @@ export class NotifiedLogTail implements LogTail {
     const handed = this.#handedOver(after, limit, through);
     if (handed !== undefined) return handed;
     const { notifier, category } = this.source;
-    this.#foreignSeen = notifier.foreignVersion(category);
+    // Taken before the read (whatever is announced during it is looked at again), and kept only
+    // once the read succeeded: a failed read has seen nothing, so an announcement stays unseen.
+    const foreignSeen = notifier.foreignVersion(category);
     // This process's appends up to here committed before the read starts: it sees them all.
     const ownHead = notifier.ownHead();
     const page = await this.source.readAfter(after, limit);
+    this.#foreignSeen = foreignSeen;
     const last = page.at(-1)?.position ?? after;
     this.#covered = page.length < limit && ownHead !== undefined && ownHead > last ? ownHead : last;
     this.#reached = last;

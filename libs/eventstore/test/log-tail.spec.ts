@@ -69,4 +69,28 @@ describe('NotifiedLogTail', () => {
     expect(positions(await tail.readAfter(3n, 10, 5n))).toEqual([5]);
     expect(log.reads).toBe(2);
   });
+
+  it("keeps another writer's announcement unseen when the read it forced failed: the next read asks the store again", async () => {
+    const log = new CountingLog();
+    const source = log.source();
+    let failNext = false;
+    const readAfter = source.readAfter;
+    const tail = new NotifiedLogTail({
+      ...source,
+      readAfter: (after, limit) => {
+        if (!failNext) return readAfter(after, limit);
+        failNext = false;
+        throw new Error('connection lost');
+      },
+    });
+    log.append('account');
+    await tail.readAfter(-1n, 10);
+    log.append('account');
+    log.appendForeign('account');
+    log.notifier.notify('account');
+    failNext = true;
+    await expect(tail.readAfter(1n, 10)).rejects.toThrow('connection lost');
+    // Retried: its own append alone would look complete, but the announced event lies after it.
+    expect(positions(await tail.readAfter(1n, 10))).toEqual([2, 3]);
+  });
 });

@@ -146,6 +146,20 @@ describe.each(twoStores)('the plan a reservation is decided under (%s)', (_name,
     await expect(quota.reserveDaily(accountId, msg(62))).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await other.reserveDaily(accountId, msg(62)).catch((error: { code?: string }) => error.code)).toBe('FORBIDDEN');
   });
+
+  it.skipIf(skip !== undefined)('reserves on an account another process opened after this one found it missing', async () => {
+    const [here, there] = open();
+    stores.push(here, there);
+    const now = new Date('2026-11-21T12:00:00.000Z');
+    const quota = new QuotaCommands(here, { now: () => now }, noWait);
+    const other = new QuotaCommands(there, { now: () => now }, noWait);
+    const accountId = `acc_${ulid()}` as const;
+    // Asked for before it exists (a fixed id, a refused command): not kept as never opened here.
+    await expect(quota.accountSummary(accountId)).rejects.toMatchObject({ code: 'ACCOUNT_NOT_FOUND' });
+    await expect(quota.reserveDaily(accountId, msg(1))).rejects.toMatchObject({ code: 'ACCOUNT_NOT_FOUND' });
+    await other.openAccount({ plan: 'free' }, {}, accountId);
+    expect(await quota.reserveDaily(accountId, msg(1))).toMatchObject({ limit: 50, used: 1 });
+  });
 });
 
 describe('a reservation re-reading its account beside a slot command', () => {
