@@ -179,6 +179,20 @@ describe.skipIf(database.skipReason !== undefined)(title, () => {
     expect(verifyStream(stream).findings).toEqual([]);
   });
 
+  it('chains on the head as it is when a restored database was written again up to the revision it remembers', async () => {
+    const store = open({ schema: 'rewritten' });
+    const other = open({ schema: 'rewritten' });
+    await store.append('ping-1', [{ type: 'Pinged', data: { n: 0 } }, { type: 'Pinged', data: { n: 1 } }], { expectedRevision: 'no_stream' });
+    // Restored from before revision 1, then another writer takes revision 1 with another event.
+    await onDatabase(database.url(), (client) => client.query(`DELETE FROM rewritten.events WHERE stream = 'ping-1' AND revision = 1`));
+    await other.append('ping-1', [{ type: 'Pinged', data: { n: 'elsewhere' } }], { expectedRevision: 0n });
+    // Same revision, another hash: the head this store remembers is not the stream's any more.
+    await store.append('ping-1', [{ type: 'Pinged', data: { n: 2 } }], { expectedRevision: 1n });
+    const stream = await store.readStream('ping-1');
+    expect(stream.map((event) => event.data)).toEqual([{ n: 0 }, { n: 'elsewhere' }, { n: 2 }]);
+    expect(verifyStream(stream).findings).toEqual([]);
+  });
+
   it("hands a live subscription its own appends as a read returns them (recorded_at included), with no read of its own", async () => {
     const store = open({ schema: 'handed_over' });
     const roundTrips = async () => (await processMetrics().postgresQueries.get()).values.find((v) => v.labels['schema'] === 'handed_over')?.value ?? 0;

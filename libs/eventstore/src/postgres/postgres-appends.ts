@@ -131,23 +131,23 @@ export class PostgresAppends {
     const assumedHeads = this.#assumedHeads(batch);
     const remembered = assumedHeads && decideAppends(batch, assumedHeads.heads);
     if (assumedHeads && remembered?.decisions.every((decision) => decision.ok)) {
-      const committed = await insertBatch(client, target, this.origin, remembered, { opening: `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `, assumed: assumedHeads.revisions });
+      const committed = await insertBatch(client, target, this.origin, remembered, { opening: `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${target.lockKey}); `, assumed: assumedHeads.assumed });
       if (committed) return committed;
-      for (const stream of assumedHeads.revisions.keys()) this.#heads.delete(stream);
+      for (const stream of assumedHeads.assumed.keys()) this.#heads.delete(stream);
     }
     return appendBatch(client, target, this.origin, batch);
   }
 
   /**
-   * The heads a batch can be decided on without reading them, and the revision (-1: none) each
-   * must still have under the lock: the remembered ones; none for a stream whose first append
+   * The heads a batch can be decided on without reading them, and the head each must still have
+   * under the lock: the remembered ones (revision and hash); none for a stream whose first append
    * expects it to be new; a condition's revision for a stream the batch does not write. Undefined
    * when a head would be a guess bound to be refused: an append that expects anything (`any`, a
    * revision) of a stream this store did not write reads the heads under the lock instead.
    */
-  #assumedHeads(batch: readonly PendingAppend[]): { heads: Map<string, StreamHead>; revisions: Map<string, bigint> } | undefined {
+  #assumedHeads(batch: readonly PendingAppend[]): { heads: Map<string, StreamHead>; assumed: Map<string, AssumedHead> } | undefined {
     const heads = new Map<string, StreamHead>();
-    const revisions = new Map<string, bigint>();
+    const assumed = new Map<string, AssumedHead>();
     const written = new Set<string>();
     for (const { stream, expectedRevision } of batch) {
       if (written.has(stream)) continue;
@@ -155,16 +155,16 @@ export class PostgresAppends {
       const head = this.#heads.get(stream);
       if (head) heads.set(stream, head);
       else if (expectedRevision !== 'no_stream') return undefined;
-      revisions.set(stream, head?.revision ?? -1n);
+      assumed.set(stream, head ? assumedHead(head) : { revision: -1n, hash: '' });
     }
     for (const { stream, revision } of batch.flatMap((pending) => pending.unchanged ?? [])) {
-      if (revisions.has(stream)) continue;
+      if (assumed.has(stream)) continue;
       const head = this.#heads.get(stream);
       if (head) heads.set(stream, head);
       else if (revision !== 'no_stream') heads.set(stream, { revision, hash: '' });
-      revisions.set(stream, head?.revision ?? (revision === 'no_stream' ? -1n : revision));
+      assumed.set(stream, head ? assumedHead(head) : { revision: revision === 'no_stream' ? -1n : revision, hash: '' });
     }
-    return { heads, revisions };
+    return { heads, assumed };
   }
 
   #remember(heads: ReadonlyMap<string, StreamHead>): void {
@@ -305,13 +305,12 @@ async function appendBatch(client: PoolClient, target: AppendTarget, origin: str
 
 /**
  * Inserts a decided batch, announces it and commits, in one round trip. `opening` starts the
- * transaction and takes the append lock when they were not taken yet; `assumed`: the head revision
- * (-1: none) each stream must still have under the lock, else nothing is inserted and undefined is
- * returned.
+ * transaction and takes the append lock when they were not taken yet; `assumed`: the head each
+ * stream must still have under the lock, else nothing is inserted and undefined is returned.
  */
 async function insertBatch(
   client: PoolClient, target: AppendTarget, origin: string, decided: DecidedBatch,
-  { opening, assumed }: { opening: string; assumed: ReadonlyMap<string, bigint> },
+  { opening, assumed }: { opening: string; assumed: ReadonlyMap<string, AssumedHead> },
 ): Promise<Committed | undefined> {
   const { decisions, rows, heads } = decided;
   const payload = announcementPayload({ origin, categories: [...new Set(rows.categories)] });
@@ -319,7 +318,8 @@ async function insertBatch(
   const results = await simpleQuery<{ first: string; recorded_at: Date }>(client, `${opening}EXECUTE ${INSERT_EVENTS}(${rows.count}, ${[
     textArray(client, rows.ids), textArray(client, rows.streams), textArray(client, rows.categories),
     `ARRAY[${rows.revisions.join(',')}]::bigint[]`, textArray(client, rows.types), textArray(client, rows.data), textArray(client, rows.metadata),
-    textArray(client, [...assumed.keys()]), `ARRAY[${[...assumed.values()].join(',')}]::bigint[]`, client.escapeLiteral(payload),
+    textArray(client, [...assumed.keys()]), `ARRAY[${[...assumed.values()].map((head) => head.revision).join(',')}]::bigint[]`, client.escapeLiteral(payload),
+    textArray(client, [...assumed.values()].map((head) => head.hash)),
   ].join(', ')}); COMMIT`);
   const inserted = results.find((result) => result.fields.some((field) => field.name === 'first'))!.rows[0];
   // A head moved: nothing was inserted, no position drawn, nobody notified; an empty transaction committed.
@@ -335,7 +335,7 @@ interface HeadRow {
 
 const STREAM_HEADS = 'sb_stream_heads';
 // Named anew when its text changes: a pooled server connection may hold the old one (42P05 is taken as "prepared").
-const INSERT_EVENTS = 'sb_insert_events_notified';
+const INSERT_EVENTS = 'sb_insert_events_on_heads';
 
 /** Connections whose statements are prepared (per log: a pool serves one store). */
 const preparedConnections = new WeakSet<PoolClient>();
@@ -349,8 +349,9 @@ const preparedConnections = new WeakSet<PoolClient>();
  * - Insert: the rows at consecutive positions, returning the first and the rows' `recorded_at` (the
  *   statement's time, the column's default). Under the append lock no one else draws from the
  *   sequence, so advancing it by the row count reserves exactly that range. Only when every
- *   assumed head ($9, $10: one backward index step each) is the stream's: else no row, no position.
- *   It also sends the commit's NOTIFY ($11, the payload), only when it inserted.
+ *   assumed head ($9 streams, $10 revisions, $12 hashes of their last events, '' unchecked: one
+ *   backward index step each) is the stream's: else no row, no position. It also sends the
+ *   commit's NOTIFY ($11, the payload), only when it inserted.
  */
 async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
   if (preparedConnections.has(client)) return;
@@ -361,10 +362,13 @@ async function preparedOn(client: PoolClient, log: EventLog): Promise<void> {
       CROSS JOIN LATERAL (
         SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1
       ) AS last`],
-    [INSERT_EVENTS, `(bigint, text[], text[], text[], bigint[], text[], text[], text[], text[], bigint[], text) AS
+    [INSERT_EVENTS, `(bigint, text[], text[], text[], bigint[], text[], text[], text[], text[], bigint[], text, text[]) AS
       WITH moved AS MATERIALIZED (
-        SELECT 1 FROM unnest($9, $10) AS h(stream, revision)
-        WHERE coalesce((SELECT e.revision FROM ${log.events} e WHERE e.stream = h.stream ORDER BY e.revision DESC LIMIT 1), -1) <> h.revision
+        SELECT 1 FROM unnest($9, $10, $12) AS h(stream, revision, hash)
+        LEFT JOIN LATERAL (
+          SELECT e.revision, e.metadata FROM ${log.events} e WHERE e.stream = h.stream ORDER BY e.revision DESC LIMIT 1
+        ) AS last ON true
+        WHERE coalesce(last.revision, -1) <> h.revision OR (h.hash <> '' AND (last.metadata->>'hash') IS DISTINCT FROM h.hash)
         LIMIT 1
       ), reserved AS MATERIALIZED (
         SELECT setval('${log.positions}', nextval('${log.positions}') + $1 - 1) - $1 + 1 AS first WHERE NOT EXISTS (SELECT 1 FROM moved)
@@ -395,6 +399,23 @@ const DUPLICATE_PREPARED_STATEMENT = '42P05';
 async function simpleQuery<R extends object>(client: PoolClient, text: string): Promise<QueryResult<R>[]> {
   const results = (await client.query(text)) as unknown as QueryResult<R>[] | QueryResult<R>;
   return Array.isArray(results) ? results : [results];
+}
+
+/**
+ * A head an insert checks under the lock: its revision (-1: no stream), and the hash of its last
+ * event ('': not checked; a stream known by revision alone, or whose events carry no hash).
+ */
+interface AssumedHead {
+  revision: bigint;
+  hash: string;
+}
+
+/**
+ * A remembered head as checked: the hash too, so that a stream remade elsewhere up to the same
+ * revision (a restored database written again) is not chained on as if it were the one remembered.
+ */
+function assumedHead(head: StreamHead): AssumedHead {
+  return { revision: head.revision, hash: head.hash === GENESIS_HASH ? '' : head.hash };
 }
 
 /** A text[] literal, each element quoted by node-postgres (whatever `standard_conforming_strings` says). */
