@@ -59,7 +59,8 @@ export class Dispatcher {
   kick(webhookId?: string): void {
     if (this.stopped) return;
     if (!webhookId) this.sleepUntilNextDue();
-    const ids = webhookId ? [webhookId] : this.o.deliveries.dueWebhooks(this.now());
+    const now = this.now();
+    const ids = webhookId ? [webhookId] : this.waiting().filter((head) => head.at <= now).map((head) => head.webhookId);
     for (const id of ids) {
       const running = this.workers.get(id);
       if (running) {
@@ -87,10 +88,22 @@ export class Dispatcher {
   private sleepUntilNextDue(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    const next = this.o.deliveries.nextAttemptAt();
+    const next = this.waiting().reduce<number | null>((earliest, head) => (earliest === null || head.at < earliest ? head.at : earliest), null);
     const waitMs = next === null ? this.o.pollMs : Math.min(Math.max(next - this.now(), 0), this.o.pollMs);
     this.timer = setTimeout(() => this.kick(), waitMs);
     this.timer.unref();
+  }
+
+  /**
+   * The earliest pending head of each webhook whose deliveries may go out: a disabled webhook's wait
+   * until it is enabled again (which kicks it) and are not looked at meanwhile, since a due head
+   * there would wake the dispatcher at once, again and again. A deleted one's are: its worker fails them.
+   */
+  private waiting(): { webhookId: string; at: number }[] {
+    return this.o.deliveries.headsDue().filter(({ webhookId }) => {
+      const webhook = this.o.webhooks.get(webhookId);
+      return webhook === undefined || webhook.deleted || webhook.enabled;
+    });
   }
 
   async stop(): Promise<void> {

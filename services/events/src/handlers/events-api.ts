@@ -90,6 +90,8 @@ export class EventsApi {
     this.owned(ref);
     if (body.url !== undefined) await this.checkUrl(body.url);
     await this.execute(ref.webhookId, { type: 'UpdateWebhook', accountId: ref.accountId, changes: body, now: this.clock() });
+    // Enabled again: what waited meanwhile goes out now, not at the dispatcher's next look.
+    if (body.enabled === true) this.d.kick(ref.webhookId);
     return viewOf(this.owned(ref));
   }
 

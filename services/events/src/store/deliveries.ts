@@ -60,8 +60,7 @@ export class DeliveryStore {
   private readonly heads;
   private readonly promote;
 
-  private dueWebhookIds: StatementSync | undefined;
-  private earliestAttempt: StatementSync | undefined;
+  private earliestHeads: StatementSync | undefined;
 
   constructor(private readonly db: DatabaseSync) {
     this.insert = db.prepare(`INSERT INTO deliveries (webhook_id, account_id, event_id, event_type, session_key, body, state, next_attempt_at, created_at, is_head)
@@ -83,17 +82,14 @@ export class DeliveryStore {
     this.insert.run({ webhook: webhookId, account: accountId, event: event.id, type: event.type, session: sessionKey, body: JSON.stringify(event), now });
   }
 
-  /** Webhooks with a delivery due now. */
-  dueWebhooks(now: number): string[] {
-    this.dueWebhookIds ??= this.db.prepare(`SELECT DISTINCT webhook_id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?`);
-    return (this.dueWebhookIds.all(now) as { webhook_id: string }[]).map((r) => r.webhook_id);
-  }
-
-  /** When the earliest pending delivery is due (epoch ms), or null when none is pending. */
-  nextAttemptAt(): number | null {
-    this.earliestAttempt ??= this.db.prepare(`SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE state = 'pending'`);
-    const at = (this.earliestAttempt.get() as { at: number | bigint | null }).at;
-    return at === null ? null : Number(at);
+  /**
+   * Each webhook with a pending head, and when its earliest head is due (epoch ms). Heads only: a
+   * delivery behind a head that waits for its retry is not due, whatever its own time says.
+   */
+  headsDue(): { webhookId: string; at: number }[] {
+    this.earliestHeads ??= this.db.prepare(`SELECT webhook_id, MIN(next_attempt_at) AS at FROM deliveries INDEXED BY deliveries_heads
+        WHERE state = 'pending' AND is_head = 1 GROUP BY webhook_id`);
+    return (this.earliestHeads.all() as { webhook_id: string; at: number | bigint }[]).map((r) => ({ webhookId: r.webhook_id, at: Number(r.at) }));
   }
 
   /** Heads due now on this webhook (one per session), those waiting longest first. */
