@@ -1,4 +1,4 @@
-import { EventStreamQuery, EventsSubjects, PublicEventId, publicEventsWakeSubject } from '@switchboard/contracts';
+import { EventStreamQuery, EventsSubjects, PublicEventId, isApiError, publicEventsWakeSubject } from '@switchboard/contracts';
 import type { EndpointContract, EventStreamPage, PublicEvent } from '@switchboard/contracts';
 import type { BusSubscription } from '@switchboard/bus';
 import type { FastifyInstance } from 'fastify';
@@ -29,7 +29,10 @@ export function sseFrame(event: PublicEvent): string {
 /**
  * The live stream of an account's events. With `Last-Event-ID` it starts right after that event
  * (from the events service's feed, so nothing is missed across a gateway restart), otherwise from
- * now. New events come on the events service's wake-up, or at the next poll.
+ * now. New events come on the events service's wake-up, or at the next poll. The stream ends when
+ * its key is revoked or its account closed (checked before every read, as every request checks
+ * it), and reads no further while the client has not taken what was written (a slow or stalled
+ * reader holds one page, not the account's backlog).
  */
 export function registerEventStreamRoute(app: FastifyInstance): void {
   // Open streams end when the gateway closes: a shutdown must not wait for clients to leave.
@@ -55,19 +58,29 @@ async function stream(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT
   raw.write(': connected\n\n');
   let open = true;
   let wake: (() => void) | undefined;
-  const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
+  // Not added to what the client has not read yet: it is there to keep a quiet stream open.
+  const heartbeat = setInterval(() => {
+    if (!raw.writableNeedDrain) raw.write(': heartbeat\n\n');
+  }, HEARTBEAT_MS);
   let subscription: BusSubscription | undefined;
   const end = () => {
     open = false;
     wake?.();
   };
+  const drained = () => wake?.();
   raw.once('close', end);
+  raw.on('drain', drained);
+  // The client may have left while the first page was read: its 'close' came before the listener.
+  if (raw.destroyed) end();
   streams.add(end);
   try {
     subscription = await app.gateway.bus.subscribe(publicEventsWakeSubject(accountId), () => wake?.());
     while (open) {
       for (const event of page.events) raw.write(sseFrame(event));
-      if (page.events.length < PAGE) await new Promise<void>((resolve) => {
+      // A full page (more may be waiting), and a client that took what was written: read on at once.
+      const readOnNow = page.events.length === PAGE && !raw.writableNeedDrain;
+      page = { ...page, events: [] };
+      if (!readOnNow) await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
         wake = () => {
           clearTimeout(timer);
@@ -75,7 +88,9 @@ async function stream(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT
         };
       });
       wake = undefined;
-      if (!open) break;
+      if (!open || !(await keyStillValid(app, ctx))) break;
+      // The client has not taken what was written yet: nothing more until it has (drain, or the next look).
+      if (raw.writableNeedDrain) continue;
       page = await read({ cursor: page.cursor }).catch((error: unknown) => {
         ctx.logger.warn({ err: error }, 'event stream read failed; retrying');
         return { events: [], cursor: page.cursor };
@@ -83,8 +98,22 @@ async function stream(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT
     }
   } finally {
     streams.delete(end);
+    raw.off('drain', drained);
     clearInterval(heartbeat);
     await subscription?.unsubscribe().catch(() => undefined);
     raw.end();
+  }
+}
+
+/**
+ * Whether the stream's key still authenticates: a revoked key or a closed account ends the stream;
+ * a quota service that cannot answer right now does not (the next look asks again).
+ */
+async function keyStillValid(app: FastifyInstance, ctx: StreamRouteContext<typeof EVENT_STREAM_ENDPOINT>): Promise<boolean> {
+  try {
+    await app.gateway.auth.authenticate(ctx.request.headers.authorization, { requestId: ctx.requestId, traceContext: ctx.request.sbTrace.context });
+    return true;
+  } catch (error) {
+    return !(isApiError(error) && (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN'));
   }
 }
