@@ -77,7 +77,9 @@ export class ChatServer implements ConnectionHandler {
     previous?.end(replaced);
     conn.send({ tag: 'success', attrs: { t: nowSeconds(), lid: `${device.lid}:${device.deviceId}@lid`, props: '1', location: 'emulator' } });
     const held = this.network.takeOutbox(phone);
-    for (const node of held) conn.send(node);
+    // Marked as the real network marks what it kept for an offline device (Baileys upserts such
+    // a message as `append`, not `notify`).
+    for (const node of held) conn.send({ ...node, attrs: { ...node.attrs, offline: '1' } });
     conn.send({ tag: 'ib', attrs: { from: 's.whatsapp.net' }, content: [{ tag: 'offline', attrs: { count: String(held.length) } }] });
   }
 }

@@ -61,6 +61,22 @@ describe.each<Mode>(['embedded', 'distributed'])('a restart while stored session
     for (const { phone } of linked) await eventually(() => sut.emulator.device(phone), (d) => d.online && d.connections === 1);
   });
 
+  it('records what a contact sent while the session was down once it resumes (the network kept it, marked offline)', async () => {
+    const [{ sessionId, phone }] = linked as [(typeof linked)[0]];
+    const contact = newPhone();
+    gate.hold();
+    try {
+      await sut.crashAndRestartSessions();
+      expect((await sut.emulator.device(phone)).online).toBe(false);
+      await sut.emulator.send(contact, { to: phone, text: 'sent while you were away' } as never);
+    } finally {
+      gate.release();
+    }
+    const received = await eventually(() => api.get(`/v1/messages?direction=in&contact=${contact}`), (r) => r.body?.data?.messages?.length >= 1);
+    expect(received.body.data.messages).toHaveLength(1);
+    expect(received.body.data.messages[0]).toMatchObject({ direction: 'in', sessionId, from: contact, text: 'sent while you were away' });
+  });
+
   it('takes a send to a session still resuming: it waits for the connection and answers 201 sent', async () => {
     const [{ sessionId, phone }] = linked as [(typeof linked)[0]];
     const to = newPhone();

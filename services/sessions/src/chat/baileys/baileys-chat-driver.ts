@@ -98,6 +98,12 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   #starts = 0;
   /** Received messages go out in the order they arrived, media after its download. */
   #inbound: Promise<void> = Promise.resolve();
+  /**
+   * Settled once the current socket opened (`connected` told) or closed: what the network kept for
+   * this device comes right after its login, before Baileys reports the connection open, and a
+   * received message is recorded under the linked number, known from `connected` on.
+   */
+  #openedOrGone = openGate();
 
   constructor(options: BaileysDriverOptions) {
     super();
@@ -288,6 +294,8 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     const { saveCreds, ...auth } = credentials.authStateUntilWipe(creds);
     this.#codePairing?.prepare(creds);
     const socket = makeWASocket(socketConfig(settings, auth, (key) => this.#messageForRetry(key), version));
+    this.#openedOrGone.open();
+    this.#openedOrGone = new Gate();
     boundCloseHandshake(socket);
     settings.keepalive.watch(socket);
     this.#socket = socket;
@@ -355,12 +363,21 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     return jidDecode(phone ?? undefined)?.user === to;
   }
 
+  /**
+   * `notify`: received live; `append`: what the network kept for this device while it was offline
+   * (marked `offline`, already acknowledged to the network, never sent again), a message the phone
+   * sent again on request, or our own sends echoed back (not inbound: skipped here).
+   */
   #onUpsert(socket: WASocket, messages: WAMessage[], type: string): void {
     this.#emitReceipts(this.#receipts.fromUpserts(messages));
-    if (type !== 'notify') return;
     const lidMapping = socket.signalRepository.lidMapping;
+    const opened = this.#openedOrGone.opened;
     for (const message of messages) {
-      this.#emitAll(async () => [...(await this.#restoreHeld(socket)), ...(await this.#lidSenders.name(message, (lid) => lidMapping.getPNForLID(lid)))]);
+      if (type === 'append' && message.key.fromMe) continue;
+      this.#emitAll(async () => {
+        await opened;
+        return [...(await this.#restoreHeld(socket)), ...(await this.#lidSenders.name(message, (lid) => lidMapping.getPNForLID(lid)))];
+      });
     }
   }
 
@@ -458,6 +475,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#sends.rewriteOn(socket, (error) => this.#writeFailure(socket, error));
     const phone = jidDecode(this.#creds?.me?.id)?.user;
     if (phone) this.emit('connected', { phone, ...(reconnected ? { reconnected } : {}) });
+    this.#openedOrGone.open();
     // Messages held before a restart, told after `connected` (a received message is recorded under
     // the linked number, known from then on); out now if the stored mapping names their senders.
     this.#emitAll(() => this.#restoreHeld(socket));
@@ -468,6 +486,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#lost ||= this.#open;
     this.#open = false;
     this.#socket = undefined;
+    this.#openedOrGone.open();
     if (!this.#running) return this.#failUnacknowledged(error);
     const action = closeAction({ statusCode: error?.output?.statusCode, message: error?.message });
     // Sends already written wait for the next socket (until their deadline) where one follows.
@@ -530,7 +549,21 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     const socket = this.#socket;
     this.#socket = undefined;
     this.#open = false;
+    this.#openedOrGone.open();
     this.#sends.failAll(reason);
     socket?.end(undefined);
   }
+}
+
+/** A promise opened once by whoever holds it (`open` again does nothing). */
+class Gate {
+  open: () => void = () => undefined;
+  readonly opened = new Promise<void>((resolve) => (this.open = resolve));
+}
+
+/** An open gate (no socket yet). */
+function openGate(): Gate {
+  const gate = new Gate();
+  gate.open();
+  return gate;
 }
