@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +61,40 @@ describe('NatsBus requests (nats-core as patched: patches/@nats-io+nats-core+3.4
       await expect(bus.request(`${uniquePrefix()}.nobody.home`, {}, { timeoutMs: 2_000 })).rejects.toMatchObject({ name: 'NoResponderError' });
     } finally {
       errors.RequestError = original;
+      await bus.close();
+    }
+  });
+});
+
+describe('NatsBus writes (nats-core as patched: patches/@nats-io+nats-core+3.4.0.patch)', () => {
+  it('writes the requests made by many callbacks of one turn of the event loop in one write', async () => {
+    const bus = await NatsBus.connect({ servers: SHARED_NATS, name: 'bus-writes' });
+    const subject = `${uniquePrefix()}.messaging.get`;
+    await bus.subscribe(subject, (message) => message.data);
+    await bus.request(subject, { warm: true }, { timeoutMs: 2_000 });
+    const natsPort = Number(new URL(SHARED_NATS).port || 4222);
+    const write = Socket.prototype.write;
+    let writes = 0;
+    Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+      if (this.remotePort === natsPort) writes += 1;
+      return (write as (...a: unknown[]) => boolean).apply(this, args);
+    } as typeof write;
+    try {
+      // Twenty callbacks in one timers phase, as twenty HTTP requests read in one turn: each is its
+      // own macrotask, with the microtasks drained after it.
+      const answers = await new Promise<Promise<unknown>[]>((resolve) => {
+        const asked: Promise<unknown>[] = [];
+        for (let i = 0; i < 20; i++) setTimeout(() => {
+          asked.push(bus.request(subject, { i }, { timeoutMs: 2_000 }));
+          if (asked.length === 20) resolve(asked);
+        }, 0);
+      });
+      expect((await Promise.all(answers)).map((reply) => (reply as { data: unknown }).data)).toEqual(Array.from({ length: 20 }, (_, i) => ({ i })));
+      // The requests' frames in one write (nats.js wrote each callback's on its own: twenty), the
+      // replies the responder wrote back likewise few.
+      expect(writes).toBeLessThanOrEqual(4);
+    } finally {
+      Socket.prototype.write = write;
       await bus.close();
     }
   });
