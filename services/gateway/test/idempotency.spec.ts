@@ -1,4 +1,4 @@
-import { CREATE_SESSION_KIND, idempotencyKeyHash, idempotencyRequestHash, SessionsSubjects } from '@switchboard/contracts';
+import { CREATE_SESSION_KIND, EventsSubjects, idempotencyKeyHash, idempotencyRequestHash, SessionsSubjects } from '@switchboard/contracts';
 import type { CreateSessionCommand } from '@switchboard/contracts';
 import type { InProcessBus } from '@switchboard/bus';
 import type { FastifyInstance } from 'fastify';
@@ -65,5 +65,30 @@ describe('Idempotency-Key over HTTP', () => {
     expect(key.statusCode).toBe(400);
     expect(key.json().error.details[0].path).toBe('headers.idempotency-key');
     expect(quota.keys.size).toBe(keysBefore);
+  });
+
+  it('refuses Idempotency-Key on webhook POSTs, which are not replayed by key, and asks the events service nothing', async () => {
+    let asked = 0;
+    for (const subject of [EventsSubjects.createWebhook, EventsSubjects.rotateSecret, EventsSubjects.replay, EventsSubjects.test]) {
+      await bus.subscribe(subject.subject, () => {
+        asked += 1;
+        throw new Error('not expected');
+      });
+    }
+    const { apiKey } = await createAccount(app);
+    const headers = { ...bearer(apiKey), 'idempotency-key': 'hook-1' };
+    const webhookId = 'wh_01JD8Z6Q9V4N2C3B5X7M1K0P2R';
+    const requests = [
+      { url: '/v1/webhooks', payload: { url: 'https://example.com/hook' } },
+      { url: `/v1/webhooks/${webhookId}/secret`, payload: {} },
+      { url: `/v1/webhooks/${webhookId}/replay`, payload: { since: '2026-11-21T10:00:00.000Z' } },
+      { url: `/v1/webhooks/${webhookId}/test`, payload: {} },
+    ];
+    for (const request of requests) {
+      const response = await app.inject({ method: 'POST', headers, ...request });
+      expect(response.statusCode, request.url).toBe(400);
+      expect(response.json().error.details[0]).toMatchObject({ path: 'headers.idempotency-key', message: expect.stringMatching(/not replayed by key/) });
+    }
+    expect(asked).toBe(0);
   });
 });

@@ -47,7 +47,9 @@ code it shows now (codes rotate); once that session is no longer pending it show
 repeat answers 409 \`SESSION_NOT_PENDING\` with \`details: {status, sessionId}\`. A request that failed
 (e.g. 429) leaves the key free. The admin POSTs (\`/v1/admin/accounts\`, \`/v1/admin/accounts/{accountId}/keys\`)
 do NOT support it: their answer is a one-time API key that is never stored and cannot be replayed, so a
-request with the header answers 400 \`VALIDATION_ERROR\` at \`headers.idempotency-key\`.
+request with the header answers 400 \`VALIDATION_ERROR\` at \`headers.idempotency-key\`. Neither do the
+webhook POSTs (create, secret rotation, replay, test) yet: they answer the same 400 rather than ignore the
+header, so a client is never led to believe a retried create is safe (list the webhooks before creating again).
 
 **Malformed and slow requests.** Every refusal is the same envelope with \`X-Request-Id\` and never repeats
 what was sent. A path with a bad \`%\` escape: 400 \`VALIDATION_ERROR\` at \`url\`. Bytes HTTP does not allow in
