@@ -72,10 +72,15 @@ export class PublicFeed {
     return (this.db.prepare(sql).all(...params, limit) as unknown as Row[]).map(row);
   }
 
-  /** An account's events whose timestamp is within [since, until], oldest first (replay). */
+  /**
+   * An account's events whose timestamp is within [since, until], oldest first (replay). The
+   * bounds are compared as the stored timestamps are written (`toISOString`, milliseconds): as
+   * given, `…T10:00:00Z` sorts after `…T10:00:00.120Z`, which skipped the window's first second.
+   */
   window(accountId: string, since: string, until: string, types: readonly string[]): FeedRow[] {
     const sql = `SELECT seq, account_id, session_id, body FROM public_events
       WHERE account_id = ? AND timestamp >= ? AND timestamp <= ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq`;
-    return (this.db.prepare(sql).all(accountId, since, until, ...types) as unknown as Row[]).map(row);
+    const [from, to] = [new Date(since).toISOString(), new Date(until).toISOString()];
+    return (this.db.prepare(sql).all(accountId, from, to, ...types) as unknown as Row[]).map(row);
   }
 }
