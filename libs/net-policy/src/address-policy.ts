@@ -33,6 +33,7 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ['::', 128], // unspecified
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translated by a network's own NAT64
   ['100::', 64], // discard-only
   ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID…)
   ['2001:db8::', 32], // documentation
@@ -65,12 +66,16 @@ export function isAllowedAddress(address: string, allowLoopback: boolean): boole
   return verdict === 'public' || (verdict === 'loopback' && allowLoopback);
 }
 
-/** The IPv4 address inside ::ffff:a.b.c.d (mapped), 64:ff9b::/96 (NAT64) or 2002::/16 (6to4). */
+/**
+ * The IPv4 address inside ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated, SIIT),
+ * 64:ff9b::/96 (NAT64) or 2002::/16 (6to4).
+ */
 function embeddedIpv4(address: string): string | null {
   const words = expandIpv6(address);
   if (words === null) return null;
   const isZero = (from: number, to: number) => words.slice(from, to).every((w) => w === 0);
   if (isZero(0, 5) && words[5] === 0xffff) return ipv4From(words[6]!, words[7]!);
+  if (isZero(0, 4) && words[4] === 0xffff && words[5] === 0) return ipv4From(words[6]!, words[7]!);
   if (words[0] === 0x64 && words[1] === 0xff9b && isZero(2, 6)) return ipv4From(words[6]!, words[7]!);
   if (words[0] === 0x2002) return ipv4From(words[1]!, words[2]!);
   // IPv4-compatible ::a.b.c.d (deprecated, still routable on some stacks); :: and ::1 are not.

@@ -7,6 +7,7 @@ describe('media address policy', () => {
     '169.254.169.254', '169.254.0.1', '0.0.0.0', '224.0.0.1', '239.255.255.250', '255.255.255.255', '198.18.0.1', '192.0.2.7',
     '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1', '2001:db8::1',
     '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '2002:a00:1::', '::10.0.0.1',
+    '::ffff:0:10.0.0.1', '::ffff:0:a9fe:a9fe', '64:ff9b:1::a00:1', '64:ff9b:1:ffff::808:808',
     'not-an-ip', '',
   ])('refuses %s', (address) => {
     expect(classifyAddress(address)).toBe('forbidden');
@@ -19,7 +20,7 @@ describe('media address policy', () => {
     expect(isAllowedAddress(address, true)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows public %s', (address) => {
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::ffff:0:8.8.8.8'])('allows public %s', (address) => {
     expect(classifyAddress(address)).toBe('public');
   });
 });
