@@ -78,10 +78,24 @@ export class MessagingForwarder {
     );
   }
 
-  /** Media goes to the blob store first; resolves once the message is in the outbox. */
+  /**
+   * Media goes to the blob store first; resolves once the message is in the outbox. The network was
+   * told it arrived and will not send it again, so a failed write (the blob store or the outbox
+   * briefly away) is tried again, a few times over about 20 s, before the message is given up
+   * (both writes are idempotent: the blob by its sha256, the message by its network id).
+   */
   async inbound(accountId: string, sessionId: string, to: string, inbound: InboundEvent): Promise<void> {
-    const content = await forwardedContent(inbound.content, this.media);
-    await this.outbox.add({ subject: 'recordInbound', command: recordInboundCommand(accountId, sessionId, to, inbound, content) });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const content = await forwardedContent(inbound.content, this.media);
+        return await this.outbox.add({ subject: 'recordInbound', command: recordInboundCommand(accountId, sessionId, to, inbound, content) });
+      } catch (error) {
+        const pause = INBOUND_RETRY_MS[attempt];
+        if (pause === undefined || this.#stopping.signal.aborted) throw error;
+        this.logger.warn({ err: error, sessionId, attempt: attempt + 1 }, 'received message not stored yet; trying again');
+        await wait(pause, this.#stopping.signal);
+      }
+    }
   }
 
   /**
@@ -248,6 +262,9 @@ export class MessagingForwarder {
     });
   }
 }
+
+/** Pauses before each new try of a received message's writes (media, outbox). */
+const INBOUND_RETRY_MS = [250, 1_000, 4_000, 15_000];
 
 /** Waits `ms`, less when `signal` aborts. */
 async function wait(ms: number, signal: AbortSignal): Promise<void> {

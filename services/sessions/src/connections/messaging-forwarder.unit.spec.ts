@@ -84,4 +84,29 @@ describe('the messaging forwarder', () => {
     await forwarder.stop();
     await bus.close();
   });
+
+  it('tries a received message again when the outbox cannot take it at once (the network will not send it again)', async () => {
+    const bus = new InProcessBus({ logger: quiet });
+    const added: unknown[] = [];
+    let failures = 2;
+    const outbox: MessagingOutbox = {
+      add: async (entry) => {
+        if (failures-- > 0) throw new Error('outbox briefly away');
+        added.push(entry);
+      },
+      async *take(_max: number, signal: AbortSignal): AsyncIterable<OutboxDelivery> {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+      backlog: async () => 0,
+      close: async () => undefined,
+    };
+    const forwarder = new MessagingForwarder(bus, outbox, { put: async () => 'unused' }, quiet);
+    forwarder.start();
+    const inbound = { id: '3EB0AA', from: '15550001111', sentAt: new Date(0), content: { type: 'text' as const, text: 'hello' } };
+    await forwarder.inbound('acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F', 'ses_01JD8Z6Q9V4N2C3B5X7M1K0P2R', '15550002222', inbound);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ subject: 'recordInbound', command: { networkMessageId: '3EB0AA', content: { type: 'text', text: 'hello' } } });
+    await forwarder.stop();
+    await bus.close();
+  });
 });
