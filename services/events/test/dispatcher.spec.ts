@@ -25,6 +25,9 @@ describe('the webhook dispatcher while deliveries wait', () => {
   let db: DatabaseSync;
   let receiver: Server;
   let received = 0;
+  /** Event ids as the receiver got them (the `webhook-id` header). */
+  let ids: string[] = [];
+  let answer = { status: 500, delayMs: 0 };
   let dispatcher: Dispatcher | undefined;
   /** How often the dispatcher looked the webhook up: per worker it starts, per attempt, per look for due work. */
   let lookups = 0;
@@ -50,11 +53,14 @@ describe('the webhook dispatcher while deliveries wait', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'sb-dispatcher-'));
     db = openDispatchDatabase(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir }));
     received = 0;
+    ids = [];
+    answer = { status: 500, delayMs: 0 };
     lookups = 0;
     enabled = true;
-    receiver = createServer((_request, response) => {
+    receiver = createServer((request, response) => {
       received += 1;
-      response.writeHead(500).end();
+      ids.push(String(request.headers['webhook-id']));
+      setTimeout(() => response.writeHead(answer.status).end(), answer.delayMs);
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   });
@@ -93,5 +99,27 @@ describe('the webhook dispatcher while deliveries wait', () => {
     enabled = true;
     running.kick(WEBHOOK);
     await expect.poll(() => received, { timeout: 5_000 }).toBe(1);
+  });
+
+  it("keeps its other sessions' lanes to themselves when one lane fails: nothing is sent twice", async () => {
+    answer = { status: 204, delayMs: 150 };
+    const deliveries = new DeliveryStore(db);
+    const succeeded = deliveries.succeeded.bind(deliveries);
+    let failOnce = true;
+    // The first delivery's success cannot be recorded (its database busy, say): that lane fails.
+    deliveries.succeeded = (head, status, now) => {
+      if (head.sessionKey === 'ses_1' && failOnce) {
+        failOnce = false;
+        throw new Error('database is locked');
+      }
+      return succeeded(head, status, now);
+    };
+    deliveries.enqueue(WEBHOOK, ACCOUNT, event(1), 'ses_1', Date.now());
+    for (let n = 10; n < 13; n++) deliveries.enqueue(WEBHOOK, ACCOUNT, event(n), 'ses_2', Date.now());
+    start(deliveries);
+    await expect.poll(() => ids.filter((id) => id !== event(1).id).length, { timeout: 5_000 }).toBe(3);
+    await pause(500);
+    // Each of the other session's deliveries once, in order.
+    expect(ids.filter((id) => id !== event(1).id)).toEqual([event(10).id, event(11).id, event(12).id]);
   });
 });

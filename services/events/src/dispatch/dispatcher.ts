@@ -127,7 +127,11 @@ export class Dispatcher {
         for (const head of this.o.deliveries.dueHeads(webhookId, this.now(), PER_ENDPOINT_CONCURRENCY + lanes.size)) {
           if (lanes.size >= PER_ENDPOINT_CONCURRENCY) break;
           if (lanes.has(head.sessionKey)) continue;
-          lanes.set(head.sessionKey, this.lane(head).finally(() => lanes.delete(head.sessionKey)));
+          // A lane that fails (its database busy, say) ends alone and leaves its delivery pending: a
+          // rejection here would end the worker while its other lanes still run, and the next kick
+          // could start a second lane on one of their sessions (out of order, or twice).
+          const lane = this.lane(head).catch((error: unknown) => this.o.logger.error({ err: error, webhookId }, 'webhook delivery lane stopped; its delivery stays pending'));
+          lanes.set(head.sessionKey, lane.finally(() => lanes.delete(head.sessionKey)));
         }
       }
       if (lanes.size === 0) break;
