@@ -58,9 +58,11 @@ export class Dispatcher {
   /** Looks for due deliveries (of one webhook, or all) and starts their workers. */
   kick(webhookId?: string): void {
     if (this.stopped) return;
-    if (!webhookId) this.sleepUntilNextDue();
+    // A look at every webhook reads the heads once: for the next wake-up and for what is due now.
+    const waiting = webhookId ? undefined : this.waiting();
+    if (waiting) this.sleepUntilNextDue(waiting);
     const now = this.now();
-    const ids = webhookId ? [webhookId] : this.waiting().filter((head) => head.at <= now).map((head) => head.webhookId);
+    const ids = waiting ? waiting.filter((head) => head.at <= now).map((head) => head.webhookId) : [webhookId!];
     for (const id of ids) {
       const running = this.workers.get(id);
       if (running) {
@@ -85,10 +87,10 @@ export class Dispatcher {
    * The next look for due deliveries of every webhook: when the earliest pending one is due, at
    * the latest `pollMs` from now. Idle (nothing pending), the dispatcher wakes only every `pollMs`.
    */
-  private sleepUntilNextDue(): void {
+  private sleepUntilNextDue(waiting = this.waiting()): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    const next = this.waiting().reduce<number | null>((earliest, head) => (earliest === null || head.at < earliest ? head.at : earliest), null);
+    const next = waiting.reduce<number | null>((earliest, head) => (earliest === null || head.at < earliest ? head.at : earliest), null);
     const waitMs = next === null ? this.o.pollMs : Math.min(Math.max(next - this.now(), 0), this.o.pollMs);
     this.timer = setTimeout(() => this.kick(), waitMs);
     this.timer.unref();
