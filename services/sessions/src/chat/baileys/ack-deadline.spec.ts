@@ -27,14 +27,17 @@ afterAll(async () => {
 });
 
 describe('a send whose ack deadline passes during the upload', () => {
-  it('fails that send alone, and the process keeps running', async () => {
+  it('fails that send alone, sends nothing after it failed, and the process keeps running', async () => {
     const contact = uniquePhone('1444');
     await chat.control.setContact(contact, { onNetwork: true, deliverAfterMs: 20, readAfterMs: null });
     // Known beforehand: the deadline counts the recipient lookup too, and would pass before the upload began.
     await driver.lookupContact(contact);
     const bytes = Buffer.alloc(2 * 2 ** 20, 7);
     await expect(driver.sendMedia(contact, { kind: 'document', bytes, mimetype: 'application/pdf', filename: 'big.pdf' })).rejects.toBeInstanceOf(ChatNetworkError);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The upload ends after the caller was told the send failed: the message must not go out then
+    // (a client would send it again, and the contact would have it twice).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(unhandled).toEqual([]);
+    expect(await chat.control.messages(contact)).toEqual([]);
   });
 });

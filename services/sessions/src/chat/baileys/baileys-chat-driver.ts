@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { generateMessageIDV2, jidDecode, makeWASocket, unixTimestampSeconds } from '@whiskeysockets/baileys';
-import type { AnyMessageContent, AuthenticationCreds, BinaryNode, ConnectionState, WAMessage, WAMessageKey, WASocket, WAVersion, proto } from '@whiskeysockets/baileys';
+import { generateMessageIDV2, jidDecode, makeWASocket } from '@whiskeysockets/baileys';
+import type { AuthenticationCreds, BinaryNode, ConnectionState, WAMessage, WAMessageKey, WASocket, WAVersion, proto } from '@whiskeysockets/baileys';
 import type {
   ButtonsContent,
   ChatDriver,
@@ -10,6 +10,7 @@ import type {
   InboundEvent,
   LocationContent,
   MediaContent,
+  OutgoingContent,
   PhoneNumber,
   PollContent,
   ReceiptEvent,
@@ -23,7 +24,6 @@ import { BoundedMap } from '../bounded-map.js';
 import { ChatNetworkError, NotConnectedError } from '../errors.js';
 import { classifyNetworkFailure, versionRejected, type NetworkFailure } from '../network-failure.js';
 import type { SessionCredentials } from '../credentials/session-credentials.js';
-import { buttonsBizNode, buttonsMessageProto, locationMessageContent, mediaMessageContent, pollMessageContent } from './content.js';
 import { openPollVote, pollMessageSecret, pollSecretKey } from './poll-votes.js';
 import type { PollSecretKey } from './poll-votes.js';
 import { boundCloseHandshake } from './keepalive.js';
@@ -37,7 +37,7 @@ import { toInbound } from './translate-inbound.js';
 import { LidSenders } from './lid-senders.js';
 import type { TranslatedInbound } from './translate-inbound.js';
 import { MessageSends, type MessageWrite } from './message-sends.js';
-import { messageToResend } from './resend.js';
+import { baileysContent, messageToResend, outgoingMessage, type OutgoingMessage } from './outgoing-message.js';
 import { BUNDLED_WA_WEB_VERSION, type WaWebVersions } from './wa-web-version.js';
 
 export interface BaileysDriverOptions {
@@ -60,9 +60,6 @@ const FIRST_QR_MS = 60_000;
 const NEXT_QR_MS = 20_000;
 /** How long a stop lets the network acknowledge the sends already written. */
 const ACKS_ON_STOP_MS = 2_000;
-
-/** Writes one message's content on a socket; answers what was sent, for `getMessage` and quoting. */
-type ContentWrite = (socket: WASocket, jid: string, messageId: string) => Promise<{ message?: proto.IMessage | null } | undefined>;
 
 interface RecentMessage {
   message: proto.IMessage;
@@ -193,47 +190,48 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   }
 
   async sendText(to: PhoneNumber, text: string, options: TextOptions = {}): Promise<SentMessage> {
-    return this.#send(to, options, async (socket, jid, messageId) => {
-      const quoted = options.quotedId === undefined ? undefined : this.#quoted(jid, options.quotedId);
-      return socket.sendMessage(jid, { text }, { messageId, ...(quoted ? { quoted } : {}) });
-    });
+    return this.#send(to, options, { type: 'text', text, ...(options.quotedId === undefined ? {} : { quotedId: options.quotedId }) });
   }
 
   async sendMedia(to: PhoneNumber, media: MediaContent, options: SendOptions = {}): Promise<SentMessage> {
-    return this.#sendContent(to, mediaMessageContent(media), options);
+    return this.#send(to, options, { type: 'media', media });
   }
 
   async sendLocation(to: PhoneNumber, location: LocationContent, options: SendOptions = {}): Promise<SentMessage> {
-    return this.#sendContent(to, locationMessageContent(location), options);
+    return this.#send(to, options, { type: 'location', location });
   }
 
   async sendButtons(to: PhoneNumber, buttons: ButtonsContent, options: SendOptions = {}): Promise<SentMessage> {
-    const message = buttonsMessageProto(buttons);
-    return this.#send(to, options, async (socket, jid, messageId) => {
-      await socket.relayMessage(jid, message, { messageId, additionalNodes: [buttonsBizNode(unixTimestampSeconds())] });
-      return { message };
-    });
+    return this.#send(to, options, { type: 'buttons', buttons });
   }
 
   /** The poll's secret is derived from its network id: written again (same id), it stays the same. */
   async sendPoll(to: PhoneNumber, poll: PollContent, options: SendOptions = {}): Promise<SentMessage> {
-    const key = this.#pollKey();
-    return this.#send(to, options, (socket, jid, messageId) => socket.sendMessage(jid, pollMessageContent(poll, pollMessageSecret(key, messageId)), { messageId }));
+    return this.#send(to, options, { type: 'poll', poll });
   }
 
-  #sendContent(to: PhoneNumber, content: AnyMessageContent, options: SendOptions): Promise<SentMessage> {
-    return this.#send(to, options, (socket, jid, messageId) => socket.sendMessage(jid, content, { messageId }));
-  }
-
-  /** The recipient lookup counts against the ack deadline: on a silent socket it would wait 60 s. */
-  async #send(to: PhoneNumber, options: SendOptions, write: ContentWrite): Promise<SentMessage> {
+  /**
+   * The recipient lookup and the message's generation (a media's upload) count against the ack
+   * deadline: on a silent socket the lookup would wait 60 s, and a send given up on during its
+   * upload is never written. Content the network would not take fails at once (`RangeError`).
+   */
+  async #send(to: PhoneNumber, options: SendOptions, content: OutgoingContent): Promise<SentMessage> {
     const socket = this.#requireOpenSocket();
+    const userJid = this.#creds?.me?.id;
+    if (!userJid) throw new NotConnectedError(this.sessionId);
     const messageId = options.id ?? generateMessageIDV2(socket.user?.id);
+    const checked = baileysContent(content, () => pollMessageSecret(this.#pollKey(), messageId));
     const prepare = async (): Promise<MessageWrite> => {
       const jid = await this.#recipients.requireOnNetwork(socket, to);
+      let outgoing: OutgoingMessage;
+      try {
+        outgoing = await outgoingMessage(socket, checked, { jid, messageId, userJid, quoted: (quotedId) => this.#quoted(jid, quotedId) });
+      } catch (error) {
+        throw this.#writeFailure(socket, error);
+      }
       return async (target) => {
-        const sent = await write(target, jid, messageId);
-        if (sent?.message) this.#recent.set(messageId, { message: sent.message, fromMe: true });
+        await target.relayMessage(jid, outgoing.message, { messageId, additionalNodes: outgoing.nodes });
+        this.#recent.set(messageId, { message: outgoing.message, fromMe: true });
       };
     };
     return this.#sends.send(messageId, socket, prepare, (error) => this.#writeFailure(socket, error));
@@ -339,10 +337,9 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
       // Only the recipient (or one of our own devices) may have it again: a contact who learnt
       // another message's id (from a quote) must not get it re-encrypted to them.
       if (!sent || !(await this.#askedByRecipient(socket, key, sent.to))) return undefined;
-      const content = sent.content;
       const jid = key.remoteJid ?? me.id;
-      const context = { jid, messageId: id, userJid: me.id, quoted: (quotedId: string) => this.#quoted(jid, quotedId), pollSecret: (pollId: string) => pollMessageSecret(this.#pollKey(), pollId) };
-      return await messageToResend(socket, content, context);
+      const context = { jid, messageId: id, userJid: me.id, quoted: (quotedId: string) => this.#quoted(jid, quotedId), pollSecret: () => pollMessageSecret(this.#pollKey(), id) };
+      return await messageToResend(socket, sent.content, context);
     } catch (error) {
       // The record could not be read (messaging away) or the media not uploaded: the phone may ask again.
       this.#options.onResendFailed?.(id, error);
