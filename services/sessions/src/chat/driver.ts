@@ -234,7 +234,11 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
    * its sender's number) is told again after a restart or crash that came first.
    */
   inboundRecorded(networkMessageId: string): void;
-  /** Unlinks this device from the phone and wipes its stored credentials. */
+  /**
+   * Unlinks this device from the phone and wipes its stored credentials. Rejects (after the wipe)
+   * when the unlink could not be sent, no connection being open: the phone still lists the device
+   * until it is removed there.
+   */
   logout(): Promise<void>;
   /**
    * Closes the connection and keeps the credentials, so a later `start()` resumes; resolves once

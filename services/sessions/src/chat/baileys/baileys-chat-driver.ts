@@ -160,11 +160,12 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
   async logout(): Promise<void> {
     const socket = this.#open ? this.#socket : undefined;
     this.#running = false;
-    // The phone learns of the unlink from this node; the local wipe happens even if it fails.
-    await socket?.logout().catch(() => undefined);
+    // The phone learns of the unlink from this node; the local wipe happens even if it was not sent.
+    const told = socket ? await socket.logout().then(() => true, () => false) : false;
     this.#closeSocket(new NotConnectedError(this.sessionId));
     // A failed wipe does not undo the unlink; the registry wipes again when it ends the session, and reports.
     await this.#loggedOut().catch(() => undefined);
+    if (!told) throw new NotConnectedError(this.sessionId);
   }
 
   inboundRecorded(networkMessageId: string): void {

@@ -1,5 +1,6 @@
 import { startEmulator, type RunningEmulator } from '@switchboard/chat-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotConnectedError } from '../errors.js';
 import { nextEvent } from '../testing/driver-events.js';
 import { ChatFixture, uniquePhone } from '../testing/chat-fixture.js';
 import { pairWithPhone } from '../testing/pair.js';
@@ -50,6 +51,19 @@ describe('keeping a session connected', () => {
     await driver.logout();
     expect(await disconnected).toEqual({ reason: 'logged_out', willReconnect: false });
     expect(await chat.store.rowCount('ses_logout')).toBe(0);
+  });
+
+  it('says so when logout() could not tell the network (the connection was being restored), wiping the credentials all the same', async () => {
+    const phone = uniquePhone();
+    const driver = chat.driver('ses_logout_while_lost');
+    await pairWithPhone(driver, chat.control, phone);
+    const lost = nextEvent(driver, 'disconnected');
+    await chat.control.drop(phone);
+    expect(await lost).toMatchObject({ reason: 'connection_lost', willReconnect: true });
+    const loggedOut = nextEvent(driver, 'disconnected');
+    await expect(driver.logout()).rejects.toBeInstanceOf(NotConnectedError);
+    expect(await loggedOut).toEqual({ reason: 'logged_out', willReconnect: false });
+    expect(await chat.store.rowCount('ses_logout_while_lost')).toBe(0);
   });
 
   it('holds 20 sessions at once in one process, each sending as its own number', async () => {
