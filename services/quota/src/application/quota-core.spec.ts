@@ -194,3 +194,36 @@ describe('a reservation re-reading its account beside a slot command', () => {
     await expect(quota.reserveSession({ accountId, sessionId: 'ses_01JD8Z7A1B2C3D4E5F6G000002' })).rejects.toMatchObject({ code: 'SESSION_LIMIT_REACHED' });
   });
 });
+
+describe('a reservation on an account another replica keeps changing', () => {
+  it('gives up with a retryable SERVICE_UNAVAILABLE after ten tries, having reserved nothing', async () => {
+    const { store } = countingStore();
+    const now = new Date('2026-11-21T12:00:00.000Z');
+    const quota = new QuotaCommands(store, { now: () => now }, noWait);
+    const other = new QuotaCommands(store, { now: () => now }, noWait);
+    const { accountId } = await quota.openAccount({ plan: 'enterprise' });
+    // The other replica moves the account stream (a session slot taken) right after every read of
+    // it here: each reservation is decided on an account that has moved by its append.
+    let sessions = 0;
+    const moveAccount = () => other.reserveSession({ accountId, sessionId: `ses_01JD8Z7A1B2C3D4E5F6G${String(++sessions).padStart(6, '0')}` });
+    await moveAccount();
+    const readStream = store.readStream.bind(store);
+    let accountReads = 0;
+    let moving = false;
+    store.readStream = async (stream, options) => {
+      const read = await readStream(stream, options);
+      // The other replica's own reads (it shares the store object here) move nothing.
+      if (stream === accountStream(accountId) && !moving) {
+        accountReads += 1;
+        moving = true;
+        await moveAccount().finally(() => (moving = false));
+      }
+      return read;
+    };
+    await expect(quota.reserveDaily(accountId, msg(1))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(accountReads).toBeGreaterThanOrEqual(9);
+    store.readStream = readStream;
+    // Nothing was counted: the account, once quiet, gets its first unit of the day.
+    expect(await quota.reserveDaily(accountId, msg(2))).toMatchObject({ used: 1 });
+  });
+});

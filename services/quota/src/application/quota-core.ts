@@ -131,7 +131,9 @@ export class QuotaCommands {
         return await this.reserveUnder(account, accountId, messageId, ctx);
       } catch (error) {
         const moved = error instanceof WrongExpectedRevisionError && error.stream === stream;
-        if (!(assumed && error instanceof ApiError) && !(moved && attempt < ACCOUNT_ATTEMPTS)) throw error;
+        // Contention, not a fault: nothing was reserved, and the caller may try again shortly.
+        if (moved && attempt === ACCOUNT_ATTEMPTS) throw new ApiError('SERVICE_UNAVAILABLE', `account ${accountId} changed on every one of ${ACCOUNT_ATTEMPTS} tries to reserve a unit; retry shortly`);
+        if (!(assumed && error instanceof ApiError) && !moved) throw error;
         account = undefined;
       }
     }
