@@ -32,11 +32,13 @@ describe('the webhook dispatcher while deliveries wait', () => {
   /** How often the dispatcher looked the webhook up: per worker it starts, per attempt, per look for due work. */
   let lookups = 0;
   let enabled = true;
+  /** The webhook's URL when a test changes it (the receiver's otherwise). */
+  let url: string | undefined;
 
   const start = (deliveries: DeliveryStore): Dispatcher => {
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const webhook = (): WebhookRecord => ({
-      webhookId: WEBHOOK, accountId: ACCOUNT, url, events: ['webhook.test'], description: null, enabled, createdAt: new Date(0).toISOString(),
+      webhookId: WEBHOOK, accountId: ACCOUNT, url: url ?? receiverUrl, events: ['webhook.test'], description: null, enabled, createdAt: new Date(0).toISOString(),
       secretFingerprint: 'fp', previous: null, deleted: false,
     } as unknown as WebhookRecord);
     const webhooks = { get: () => (lookups++, webhook()) } as unknown as WebhookQueries;
@@ -57,6 +59,7 @@ describe('the webhook dispatcher while deliveries wait', () => {
     answer = { status: 500, delayMs: 0 };
     lookups = 0;
     enabled = true;
+    url = undefined;
     receiver = createServer((request, response) => {
       received += 1;
       ids.push(String(request.headers['webhook-id']));
@@ -121,5 +124,30 @@ describe('the webhook dispatcher while deliveries wait', () => {
     await pause(500);
     // Each of the other session's deliveries once, in order.
     expect(ids.filter((id) => id !== event(1).id)).toEqual([event(10).id, event(11).id, event(12).id]);
+  });
+
+  it("closes its kept-alive connections to a webhook's old URL once the URL changed", async () => {
+    answer = { status: 204, delayMs: 0 };
+    const connections = (server: Server) => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const moved = createServer((_request, response) => response.writeHead(204).end());
+    await new Promise<void>((resolve) => moved.listen(0, '127.0.0.1', resolve));
+    try {
+      const deliveries = new DeliveryStore(db);
+      deliveries.enqueue(WEBHOOK, ACCOUNT, event(1), 'ses_1', Date.now());
+      const running = start(deliveries);
+      await expect.poll(() => received, { timeout: 5_000 }).toBe(1);
+      // Kept alive for the next delivery (the receiver would close it after its own 5 s).
+      expect(await connections(receiver)).toBe(1);
+
+      url = `http://127.0.0.1:${(moved.address() as AddressInfo).port}/hook`;
+      deliveries.enqueue(WEBHOOK, ACCOUNT, event(2), 'ses_1', Date.now());
+      running.kick(WEBHOOK);
+      await expect.poll(() => connections(moved), { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => connections(receiver), { timeout: 2_000 }).toBe(0);
+      expect(received).toBe(1);
+    } finally {
+      moved.closeAllConnections();
+      await new Promise((resolve) => moved.close(resolve));
+    }
   });
 });

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import type { Resolver } from '@switchboard/net-policy';
 import { Webhook } from 'standardwebhooks';
 import type { Logger } from '@switchboard/telemetry';
@@ -40,7 +41,8 @@ const PER_ENDPOINT_CONCURRENCY = 8;
  */
 export class Dispatcher {
   private readonly workers = new Map<string, Worker>();
-  private readonly agents = new Map<string, http.Agent>();
+  /** Keep-alive agents by webhook, with the URL each serves. */
+  private readonly agents = new Map<string, { url: string; agent: http.Agent }>();
   /** Unsealed signers by `webhookId:fingerprint`: a burst does not decrypt a secret per attempt. */
   private readonly signers = new Map<string, Webhook>();
   private timer: NodeJS.Timeout | undefined;
@@ -115,7 +117,7 @@ export class Dispatcher {
     // Attempts in flight are not waited for past a moment: their deliveries stay pending and go
     // out again after the restart (the receiver deduplicates by webhook-id).
     await Promise.race([Promise.all([...this.workers.values()].map((w) => w.done)), new Promise((resolve) => setTimeout(resolve, 1_000))]);
-    for (const agent of this.agents.values()) agent.destroy();
+    for (const { agent } of this.agents.values()) agent.destroy();
   }
 
   /** Starts a lane for each due session without one, while lanes are free; ends when none is left. */
@@ -157,6 +159,7 @@ export class Dispatcher {
     if (webhook === undefined || webhook.deleted) {
       this.o.deliveries.failPending(webhookId, 'webhook_deleted', this.now());
       for (const key of this.signers.keys()) if (key.startsWith(`${webhookId}:`)) this.signers.delete(key);
+      this.retireAgent(webhookId);
       return undefined;
     }
     // A disabled webhook keeps its deliveries pending until it is enabled again.
@@ -215,16 +218,27 @@ export class Dispatcher {
     return signer;
   }
 
-  /** One keep-alive agent per endpoint: a burst reuses its connections; endpoints share none. */
+  /**
+   * One keep-alive agent per webhook: a burst reuses its connections; webhooks share none. A new
+   * URL gets a new agent, and the old one's connections are closed.
+   */
   private agentFor(webhook: WebhookRecord): http.Agent {
-    const key = `${webhook.webhookId} ${webhook.url}`;
-    let agent = this.agents.get(key);
-    if (!agent) {
-      const Agent = webhook.url.startsWith('https:') ? https.Agent : http.Agent;
-      agent = new Agent({ keepAlive: true, maxSockets: PER_ENDPOINT_CONCURRENCY });
-      this.agents.set(key, agent);
-    }
+    const current = this.agents.get(webhook.webhookId);
+    if (current?.url === webhook.url) return current.agent;
+    this.retireAgent(webhook.webhookId);
+    const Agent = webhook.url.startsWith('https:') ? https.Agent : http.Agent;
+    const agent = new Agent({ keepAlive: true, maxSockets: PER_ENDPOINT_CONCURRENCY });
+    this.agents.set(webhook.webhookId, { url: webhook.url, agent });
     return agent;
+  }
+
+  /** Closes the webhook's idle connections now, and those in use once their attempt is over (it is not cut short). */
+  private retireAgent(webhookId: string): void {
+    const retired = this.agents.get(webhookId)?.agent;
+    if (!retired) return;
+    this.agents.delete(webhookId);
+    retired.on('free', (socket: Socket) => socket.destroy());
+    for (const sockets of Object.values(retired.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
   }
 }
 
