@@ -26,6 +26,8 @@ export interface ControlOperations {
   logout(phone: string): void;
   /** Refuses clients older than `version` from their next connection on; null accepts any. */
   setMinVersion(version: WaVersion | null): void;
+  /** The media host answers every download after `ms` from now on (0: at once). */
+  setMediaDownloadDelay(ms: number): void;
   device(phone: string): unknown;
   /** `gc`: collect garbage first when the process runs with --expose-gc (for heap measurements). */
   health(gc: boolean): unknown;
@@ -127,6 +129,15 @@ const ROUTES: Route[] = [
       const version = minVersion(b);
       ops.setMinVersion(version);
       return [200, { minVersion: version }];
+    },
+  },
+  {
+    method: 'POST',
+    pattern: /^\/network\/media-delay$/,
+    run: async (ops, _m, b) => {
+      const downloadMs = count(b, 'downloadMs');
+      ops.setMediaDownloadDelay(downloadMs);
+      return [200, { downloadMs }];
     },
   },
 ];

@@ -116,6 +116,11 @@ export class EmulatorControlClient {
     return this.call('POST', '/network/min-version', { version });
   }
 
+  /** The media host answers every download (of what contacts sent, or the session uploaded) after `downloadMs`; 0 = at once. */
+  setMediaDelay(downloadMs: number): Promise<{ downloadMs: number }> {
+    return this.call('POST', '/network/media-delay', { downloadMs });
+  }
+
   logout(phone: string): Promise<{ loggedOut: true }> {
     return this.call('POST', `/devices/${phone}/logout`);
   }

@@ -178,6 +178,9 @@ const controlOperations = ({ network, devices, pairing, messages, chatStates }: 
   setMinVersion: (version) => {
     network.minVersion = version ?? undefined;
   },
+  setMediaDownloadDelay: (ms) => {
+    media.downloadDelayMs = ms;
+  },
   device: (phone) => devices.describe(phone),
   health: (gc) => {
     const collect = (globalThis as { gc?: () => void }).gc;

@@ -18,6 +18,8 @@ export class MediaHost {
   private readonly blobs = new Map<string, Buffer>();
   private memoryBytes = 0;
   port = 0;
+  /** How long a download waits before it is answered: a slow media host (control API). */
+  downloadDelayMs = 0;
 
   constructor(
     private readonly tls: TlsMaterial,
@@ -76,7 +78,10 @@ export class MediaHost {
   private download(req: IncomingMessage, res: ServerResponse): void {
     const bytes = this.read(req.url ?? '');
     if (!bytes) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
+    const answer = (): void => void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
+    if (this.downloadDelayMs === 0) return answer();
+    const timer = setTimeout(answer, this.downloadDelayMs);
+    res.on('close', () => clearTimeout(timer));
   }
 
   private save(token: string, bytes: Buffer): void {

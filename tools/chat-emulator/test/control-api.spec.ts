@@ -32,6 +32,8 @@ describe('the control API', () => {
     ['PUT', '/contacts/15551234567', '[]'],
     ['POST', '/contacts/15551234567/messages', '{"to":"15550001111"}'],
     ['POST', '/contacts/15551234567/messages', '{"text":"hi"}'],
+    ['POST', '/network/media-delay', '{"downloadMs":-5}'],
+    ['POST', '/network/media-delay', '{"downloadMs":"slow"}'],
   ])('%s %s %s answers 400', async (method, path, body) => {
     const response = await call(method, path, body);
     expect(response.status).toBe(400);
@@ -52,6 +54,11 @@ describe('the control API', () => {
     expect(byName).toBe(403);
     const asText = await fetch(`${emulator.controlUrl}/contacts/15551234567`, { method: 'PUT', body: '{"onNetwork":false}', headers: { 'content-type': 'text/plain' } });
     expect(asText.status).toBe(415);
+  });
+
+  it('sets the media host\'s download delay (POST /network/media-delay), 0 for none', async () => {
+    expect(await (await call('POST', '/network/media-delay', '{"downloadMs":250}')).json()).toEqual({ downloadMs: 250 });
+    expect(await (await call('POST', '/network/media-delay', '{"downloadMs":0}')).json()).toEqual({ downloadMs: 0 });
   });
 
   it('stores contact behaviour, with defaults for what is left out', async () => {

@@ -243,7 +243,8 @@ export interface ChatDriver extends Pick<EventEmitter<ChatDriverEventMap>, 'on' 
   /**
    * Closes the connection and keeps the credentials, so a later `start()` resumes; resolves once
    * it is closed (another replica may open the next one at once), after the sends already written
-   * were acknowledged (bounded), unless `waitForAcks` is false (fencing: close now).
+   * were acknowledged (bounded), unless `waitForAcks` is false (fencing: close now), and once the
+   * messages received before were told (`inbound`; bounded: a media download may be under way).
    */
   stop(options?: { waitForAcks?: boolean }): Promise<void>;
 }

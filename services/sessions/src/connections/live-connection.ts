@@ -133,9 +133,15 @@ export class LiveConnection {
     for (const waiter of this.firstQrWaiters.splice(0)) waiter.reject(error);
   }
 
-  /** Stops listening to the driver: later reports (of a logout we asked for) change nothing. */
+  /**
+   * Stops listening to the driver: later reports (of a logout we asked for, of the stop) change
+   * nothing. But for received messages: the driver may still be telling those it took before (a
+   * media download under way; its stop waits for them), and the network never sends them again.
+   */
   detach(): void {
-    for (const [event, handler] of Object.entries(this.handlers)) this.driver.off(event as keyof ChatDriverEventMap, handler as never);
+    for (const [event, handler] of Object.entries(this.handlers)) {
+      if (event !== 'inbound') this.driver.off(event as keyof ChatDriverEventMap, handler as never);
+    }
   }
 
   /** Resolves once every report received so far has been handled. */

@@ -50,6 +50,8 @@ export class MessagingForwarder {
   readonly #stopping = new AbortController();
   #taking: Promise<void> = Promise.resolve();
   readonly #sending = new Set<Promise<void>>();
+  /** Received messages being written (media to the blob store, then the outbox): a stop waits for them. */
+  readonly #storing = new Set<Promise<void>>();
   /** Receipts being gathered, by account, sent together when `#gathering` fires. */
   readonly #receipts = new Map<string, OutboxDelivery[]>();
   #gathering: NodeJS.Timeout | undefined;
@@ -84,7 +86,15 @@ export class MessagingForwarder {
    * briefly away) is tried again, a few times over about 20 s, before the message is given up
    * (both writes are idempotent: the blob by its sha256, the message by its network id).
    */
-  async inbound(accountId: string, sessionId: string, to: string, inbound: InboundEvent): Promise<void> {
+  inbound(accountId: string, sessionId: string, to: string, inbound: InboundEvent): Promise<void> {
+    const storing = this.#store(accountId, sessionId, to, inbound);
+    const settled = storing.then(() => undefined, () => undefined);
+    this.#storing.add(settled);
+    void settled.then(() => this.#storing.delete(settled));
+    return storing;
+  }
+
+  async #store(accountId: string, sessionId: string, to: string, inbound: InboundEvent): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         const content = await forwardedContent(inbound.content, this.media);
@@ -100,12 +110,14 @@ export class MessagingForwarder {
 
   /**
    * Takes nothing more; what is still in the outbox goes out after the next start (or from another
-   * replica). Resolves once each entry being sent has its outcome in the outbox (within the 5 s
-   * request timeout): close the outbox after that, or an entry another replica could send at once
-   * waits for the shared outbox's ack wait.
+   * replica). Resolves once the received messages being written are in the outbox (an attempt
+   * under way ends; no further one starts) and each entry being sent has its outcome in the outbox
+   * (within the 5 s request timeout): close the outbox after that, or an entry another replica
+   * could send at once waits for the shared outbox's ack wait.
    */
   async stop(): Promise<void> {
     this.#stopping.abort();
+    await Promise.all(this.#storing);
     clearTimeout(this.#paused);
     clearTimeout(this.#gathering);
     this.#wakeTaker();

@@ -130,11 +130,11 @@ export class ConnectionRegistry implements ConnectionListener {
     const wasOnline = connection.online;
     // Reports already received are recorded first; later ones (of this very logout) change nothing.
     await connection.idle();
-    this.release(connection);
     if (!logout) {
-      await connection.driver.stop().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'driver stop failed'));
+      await this.stopHere(connection);
       return false;
     }
+    this.release(connection);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.deps.logoutTimeoutMs)));
     const done = connection.driver.logout().then(() => true, () => false);
@@ -151,9 +151,17 @@ export class ConnectionRegistry implements ConnectionListener {
   async letGo(sessionId: string, options: { waitForAcks?: boolean } = {}): Promise<void> {
     const connection = this.live.get(sessionId);
     if (!connection) return;
-    this.release(connection);
-    await connection.driver.stop(options).catch(() => undefined);
+    await this.stopHere(connection, options);
     await connection.idle();
+  }
+
+  /**
+   * Closes the connection here, keeping the session as it is; callable from within its own report
+   * queue (which `letGo` waits for, and so must not be called from).
+   */
+  private async stopHere(connection: LiveConnection, options: { waitForAcks?: boolean } = {}): Promise<void> {
+    this.release(connection);
+    await connection.driver.stop(options).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'driver stop failed'));
   }
 
   /** Shutdown: lets go of every connection. */
@@ -206,7 +214,7 @@ export class ConnectionRegistry implements ConnectionListener {
     if (event.reason === 'version_rejected') return this.endOwn(connection, { type: 'MarkFailed', code: 'version_rejected', reason: failure?.detail ?? 'the chat network refused the client version as outdated' });
     // Replaced because the session is someone else's now (another replica took it over): this
     // connection goes quietly; the session, its credentials and its owner record stay.
-    if (event.reason === 'connection_replaced' && !this.deps.holdsHere(sessionId)) return this.letGo(sessionId);
+    if (event.reason === 'connection_replaced' && !this.deps.holdsHere(sessionId)) return this.stopHere(connection);
     const reason = event.reason === 'connection_replaced' ? 'replaced' : event.reason;
     return this.endOwn(connection, { type: 'MarkDisconnected', reason, ...(failure ? { detail: `${failure.cause}: ${failure.detail}` } : {}) });
   }
@@ -218,9 +226,10 @@ export class ConnectionRegistry implements ConnectionListener {
     this.deps.forwarder.receipt({ accountId, sessionId, networkMessageId: receipt.id, receipt: receipt.status, at: receipt.at.toISOString() });
   }
 
+  /** Also from a connection let go of (see `LiveConnection.detach`): its session's activity is no longer ours to write. */
   async inbound(connection: LiveConnection, inbound: InboundEvent): Promise<void> {
     const { sessionId, accountId } = connection;
-    this.deps.activity.touch(sessionId, accountId, 'message_received');
+    if (this.live.get(sessionId) === connection) this.deps.activity.touch(sessionId, accountId, 'message_received');
     this.deps.heardFrom?.(accountId, sessionId, inbound.from);
     const to = connection.phone;
     if (!to) return this.deps.logger.warn({ sessionId }, 'received message before the linked number was known; not recorded');
@@ -236,8 +245,7 @@ export class ConnectionRegistry implements ConnectionListener {
    * so this one does not wait for that queue (it is running it); it stops, not logs out.
    */
   private async endOwn(connection: LiveConnection, command: SessionCommand): Promise<void> {
-    this.release(connection);
-    await connection.driver.stop().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'driver stop failed'));
+    await this.stopHere(connection);
     await this.end(connection, () => [command]);
   }
 

@@ -60,6 +60,8 @@ const FIRST_QR_MS = 60_000;
 const NEXT_QR_MS = 20_000;
 /** How long a stop lets the network acknowledge the sends already written. */
 const ACKS_ON_STOP_MS = 2_000;
+/** How long a stop lets received messages still on their way out (a media download) be told. */
+const INBOUND_ON_STOP_MS = 10_000;
 
 interface RecentMessage {
   message: proto.IMessage;
@@ -155,6 +157,10 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     // Baileys' end() drops every 'close' listener of its socket before closing it: watched by state instead.
     const giveUpAt = performance.now() + 3_000;
     while (socket && !socket.ws.isClosed && performance.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The network was told they arrived and never sends them again: told now, or lost.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#inbound, new Promise((resolve) => (timer = setTimeout(resolve, INBOUND_ON_STOP_MS)))]);
+    clearTimeout(timer);
   }
 
   async logout(): Promise<void> {
