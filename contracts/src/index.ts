@@ -63,6 +63,7 @@ export * from './public-events/catalogue.js';
 export * from './public-events/feed.js';
 
 export * from './webhooks/events.js';
+export * from './webhooks/idempotency.js';
 export * from './webhooks/http.js';
 export * from './webhooks/subjects.js';
 export * from './projections/rebuild.js';

@@ -194,7 +194,7 @@ async function dispatcherRate() {
     const fast = await receiver();
     try {
       const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
-      const webhook = await events.api.createWebhook(accountId, { url: fast.url });
+      const webhook = await events.api.createWebhook({ accountId, body: { url: fast.url } });
       const run = async (label: string, count: number, sessions: number) => {
         const started = performance.now();
         const cpu = process.cpuUsage();
@@ -222,7 +222,7 @@ async function dispatcherMemory() {
   return withEventsService({ SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE_MS: '3600000' }, async (events) => {
       const accountId = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
       const port = await closedLoopbackPort();
-      const webhook = await events.api.createWebhook(accountId, { url: `http://127.0.0.1:${port}/hook` });
+      const webhook = await events.api.createWebhook({ accountId, body: { url: `http://127.0.0.1:${port}/hook` } });
       const gc = (globalThis as { gc?: () => void }).gc;
       gc?.();
       const before = process.memoryUsage();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IdempotencyRef } from '../common/idempotency.js';
 import { AccountId, SessionId, WebhookId } from '../common/ids.js';
 import { IsoTimestamp } from '../common/time.js';
 import { defineSubject } from '../bus/subject.js';
@@ -39,9 +40,17 @@ export const ReadEventStreamRequest = z.object({
 });
 export type ReadEventStreamRequest = z.infer<typeof ReadEventStreamRequest>;
 
+/** A webhook create, with the Idempotency-Key's hashes when the client sent one. */
+export const CreateWebhookCommand = z.object({ ...account, body: CreateWebhookBody, idempotency: IdempotencyRef.optional() });
+export type CreateWebhookCommand = z.infer<typeof CreateWebhookCommand>;
+
+/** Reply of sb.v1.events.createWebhook: the HTTP result, and `replayed` when a repeated Idempotency-Key found it. */
+export const CreateWebhookReply = CreatedWebhook.extend({ replayed: z.boolean().optional() });
+export type CreateWebhookReply = z.infer<typeof CreateWebhookReply>;
+
 /** Request/reply subjects of the events service (queue group `events`). */
 export const EventsSubjects = {
-  createWebhook: defineSubject('sb.v1.events.createWebhook', z.object({ ...account, body: CreateWebhookBody }), CreatedWebhook),
+  createWebhook: defineSubject('sb.v1.events.createWebhook', CreateWebhookCommand, CreateWebhookReply),
   listWebhooks: defineSubject('sb.v1.events.listWebhooks', z.object(account), WebhookList),
   getWebhook: defineSubject('sb.v1.events.getWebhook', WebhookRef, WebhookView),
   updateWebhook: defineSubject('sb.v1.events.updateWebhook', z.object({ ...ref, body: UpdateWebhookBody }), WebhookView),

@@ -4,7 +4,7 @@ import { publicEventsWakeSubject, WEBHOOK_TIMEOUT_MS } from '@switchboard/contra
 import type { ReadyReply } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
 import type { Resolver } from '@switchboard/net-policy';
-import { openServiceEventStore, ProjectionRunner, resolveSecretKey, SecretCipher, serveProjectionRebuilds, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
+import { IdempotencyKeys, openServiceEventStore, ProjectionRunner, resolveSecretKey, SecretCipher, serveProjectionRebuilds, serviceDataDir, startMicroservice } from '@switchboard/service-kit';
 import type { RunningService, SwitchboardConfig } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import { Dispatcher } from './dispatch/dispatcher.js';
@@ -19,6 +19,7 @@ import { PublicFeed } from './store/public-feed.js';
 import { SealedSecrets } from './store/secrets.js';
 import { WebhookProjection, WebhookQueries } from './webhook/projection.js';
 import { EVENTS_READ_MODELS } from './webhook/read-models.js';
+import { WEBHOOK_KEY_EVENTS } from './webhook/webhook-keys.js';
 
 /** The dispatcher's longest sleep: it wakes for new events and for each retry when it is due. */
 const DISPATCHER_MAX_SLEEP_MS = 30_000;
@@ -95,7 +96,8 @@ async function assemble(
     ready: ready(),
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() } },
   });
-  const api = new EventsApi({ store, runner, webhooks, secrets, feed, deliveries, erasures, allowLoopback, resolver: o.resolver, readiness, kick: (id) => dispatcher.kick(id) });
+  const keys = new IdempotencyKeys({ store, clock: () => new Date(), events: WEBHOOK_KEY_EVENTS });
+  const api = new EventsApi({ store, runner, keys, logger, webhooks, secrets, feed, deliveries, erasures, allowLoopback, resolver: o.resolver, readiness, kick: (id) => dispatcher.kick(id) });
   const app = await startMicroservice(EventsModule.with(api), { bus, queue: 'events' });
   await intake.start();
   dispatcher.start();

@@ -49,17 +49,17 @@ describe('webhook URLs whose host name resolves to a forbidden address', () => {
     ['loopback, with loopback not allowed', [{ address: '127.0.0.1', family: 4 }]],
   ] as const)('refuses a host name resolving to %s at creation (WEBHOOK_URL_FORBIDDEN)', async (_label, addresses) => {
     answers.set('hooks.example.test', [...addresses]);
-    await expect(events.api.createWebhook(ACCOUNT, { url: 'https://hooks.example.test/in' })).rejects.toMatchObject({ code: 'WEBHOOK_URL_FORBIDDEN' });
+    await expect(events.api.createWebhook({ accountId: ACCOUNT, body: { url: 'https://hooks.example.test/in' } })).rejects.toMatchObject({ code: 'WEBHOOK_URL_FORBIDDEN' });
     expect(events.api.listWebhooks(ACCOUNT).webhooks).toEqual([]);
   });
 
   it('refuses a host name that does not resolve', async () => {
-    await expect(events.api.createWebhook(ACCOUNT, { url: 'https://nowhere.example.test/in' })).rejects.toMatchObject({ code: 'WEBHOOK_URL_FORBIDDEN' });
+    await expect(events.api.createWebhook({ accountId: ACCOUNT, body: { url: 'https://nowhere.example.test/in' } })).rejects.toMatchObject({ code: 'WEBHOOK_URL_FORBIDDEN' });
   });
 
   it('checks the address again at each delivery: a name rebound to a forbidden address after creation is not connected to', async () => {
     answers.set('rebind.example.test', [{ address: '93.184.216.34', family: 4 }]);
-    const webhook = await events.api.createWebhook(ACCOUNT, { url: 'http://rebind.example.test/in' });
+    const webhook = await events.api.createWebhook({ accountId: ACCOUNT, body: { url: 'http://rebind.example.test/in' } });
     answers.set('rebind.example.test', [{ address: '127.0.0.1', family: 4 }]);
     asked.length = 0;
     events.api.test({ accountId: ACCOUNT, webhookId: webhook.webhookId });

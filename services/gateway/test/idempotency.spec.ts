@@ -1,4 +1,4 @@
-import { CREATE_SESSION_KIND, EventsSubjects, idempotencyKeyHash, idempotencyRequestHash, SessionsSubjects } from '@switchboard/contracts';
+import { CREATE_SESSION_KIND, CREATE_WEBHOOK_KIND, EventsSubjects, idempotencyKeyHash, idempotencyRequestHash, SessionsSubjects } from '@switchboard/contracts';
 import type { CreateSessionCommand } from '@switchboard/contracts';
 import type { InProcessBus } from '@switchboard/bus';
 import type { FastifyInstance } from 'fastify';
@@ -67,9 +67,34 @@ describe('Idempotency-Key over HTTP', () => {
     expect(quota.keys.size).toBe(keysBefore);
   });
 
-  it('refuses Idempotency-Key on webhook POSTs, which are not replayed by key, and asks the events service nothing', async () => {
+  it('passes a webhook create\'s key and body hashes to the events service, and marks its replay', async () => {
+    const asked: unknown[] = [];
+    await bus.subscribe(EventsSubjects.createWebhook.subject, (message) => {
+      const command = EventsSubjects.createWebhook.request.parse(message.data);
+      asked.push(command);
+      const webhook = {
+        webhookId: 'wh_01JD8Z6Q9V4N2C3B5X7M1K0P2R', url: command.body.url, events: ['message.status'], description: null, enabled: true,
+        createdAt: '2026-11-21T10:00:00.000Z', secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+      };
+      return asked.length > 1 ? { ...webhook, replayed: true } : webhook;
+    });
+    const { apiKey } = await createAccount(app);
+    const headers = { ...bearer(apiKey), 'idempotency-key': 'hook-1' };
+    const payload = { url: 'https://example.com/hook', events: ['message.status'] };
+    const first = await app.inject({ method: 'POST', url: '/v1/webhooks', headers, payload });
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await app.inject({ method: 'POST', url: '/v1/webhooks', headers, payload });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data).toEqual(first.json().data);
+    expect(asked[0]).toMatchObject({ idempotency: { keyHash: idempotencyKeyHash('hook-1'), requestHash: idempotencyRequestHash(CREATE_WEBHOOK_KIND, payload) } });
+    expect(JSON.stringify(asked)).not.toContain('hook-1');
+  });
+
+  it('refuses Idempotency-Key on the other webhook POSTs, which are not replayed by key, and asks the events service nothing', async () => {
     let asked = 0;
-    for (const subject of [EventsSubjects.createWebhook, EventsSubjects.rotateSecret, EventsSubjects.replay, EventsSubjects.test]) {
+    for (const subject of [EventsSubjects.rotateSecret, EventsSubjects.replay, EventsSubjects.test]) {
       await bus.subscribe(subject.subject, () => {
         asked += 1;
         throw new Error('not expected');
@@ -79,7 +104,6 @@ describe('Idempotency-Key over HTTP', () => {
     const headers = { ...bearer(apiKey), 'idempotency-key': 'hook-1' };
     const webhookId = 'wh_01JD8Z6Q9V4N2C3B5X7M1K0P2R';
     const requests = [
-      { url: '/v1/webhooks', payload: { url: 'https://example.com/hook' } },
       { url: `/v1/webhooks/${webhookId}/secret`, payload: {} },
       { url: `/v1/webhooks/${webhookId}/replay`, payload: { since: '2026-11-21T10:00:00.000Z' } },
       { url: `/v1/webhooks/${webhookId}/test`, payload: {} },
@@ -87,7 +111,7 @@ describe('Idempotency-Key over HTTP', () => {
     for (const request of requests) {
       const response = await app.inject({ method: 'POST', headers, ...request });
       expect(response.statusCode, request.url).toBe(400);
-      expect(response.json().error.details[0]).toMatchObject({ path: 'headers.idempotency-key', message: expect.stringMatching(/not replayed by key/) });
+      expect(response.json().error.details[0]).toMatchObject({ path: 'headers.idempotency-key', message: expect.stringMatching(/only a webhook create is replayed by key/) });
     }
     expect(asked).toBe(0);
   });

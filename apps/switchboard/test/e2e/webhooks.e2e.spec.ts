@@ -60,6 +60,25 @@ describe.each<Mode>(['embedded', 'distributed'])('webhooks and the live stream o
     expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 
+  it('answers a create retried with its Idempotency-Key for the first webhook, secret included, and makes no second one', async () => {
+    // An endpoint of its own: what the other tests count at theirs stays theirs.
+    const endpoint = await startWebhookReceiver();
+    const headers = { 'idempotency-key': `retried-create-${mode}` };
+    const body = { url: endpoint.url, description: 'retried' };
+    const first = await api.post('/v1/webhooks', body, headers);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const again = await api.post('/v1/webhooks', body, headers);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data).toEqual(first.body.data);
+    const other = await api.post('/v1/webhooks', { ...body, description: 'another' }, headers);
+    expect([other.status, other.body.error.code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
+    const listed = (await api.get('/v1/webhooks')).body.data.webhooks as { webhookId: string; description: string | null }[];
+    expect(listed.filter((w) => w.description === 'retried').map((w) => w.webhookId)).toEqual([first.body.data.webhookId]);
+    expect((await api.delete(`/v1/webhooks/${first.body.data.webhookId}`)).status).toBe(200);
+    await endpoint.close();
+  });
+
   it('delivers session.status for create and connect, signed and verifiable with standardwebhooks', async () => {
     const told = await eventually(
       async () => receiver.accepted().filter((r) => r.event.type === 'session.status' && r.event.data['sessionId'] === sessionId),

@@ -2,6 +2,8 @@ import { ApiError, SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_SECRET_OVERLAP_MS, webhookS
 import type {
   CreatedWebhook,
   CreateWebhookBody,
+  CreateWebhookCommand,
+  CreateWebhookReply,
   DeliveryPage,
   EventStreamPage,
   ReadEventStreamRequest,
@@ -13,13 +15,15 @@ import type {
   UpdateWebhookBody,
   WebhookList,
   WebhookRef,
+  WebhookKeyEvent,
   WebhookView,
 } from '@switchboard/contracts';
 import type { EventStore } from '@switchboard/eventstore';
 import type { Resolver } from '@switchboard/net-policy';
 import { checkedAddress } from '@switchboard/net-policy';
 import { eventMetadata, executeCommand, ulid } from '@switchboard/service-kit';
-import type { ProjectionRunner } from '@switchboard/service-kit';
+import type { ClaimDecision, IdempotencyKeys, ProjectionRunner } from '@switchboard/service-kit';
+import type { Logger } from '@switchboard/telemetry';
 import type { ContentErasures } from '../store/content-erasures.js';
 import { decodeCursor } from '../store/deliveries.js';
 import type { DeliveryStore } from '../store/deliveries.js';
@@ -37,6 +41,9 @@ import type { WebhookQueries, WebhookRecord } from '../webhook/projection.js';
 export interface EventsApiDeps {
   store: EventStore;
   runner: ProjectionRunner;
+  /** Idempotency-Key claims of webhook creates, in `store`. */
+  keys: IdempotencyKeys<WebhookKeyEvent>;
+  logger: Logger;
   webhooks: WebhookQueries;
   secrets: SealedSecrets;
   feed: PublicFeed;
@@ -50,10 +57,18 @@ export interface EventsApiDeps {
   now?: () => Date;
 }
 
+/**
+ * Longer than a create takes from its claim to `WebhookCreated` in the read model (a DNS lookup of
+ * the URL, bounded, and one append): a claim this old whose webhook is still unrecorded lost its process.
+ */
+const RECORDING_GRACE_MS = 30_000;
+
 /** Everything the events service answers on the bus, one method per subject (requests parsed). */
 export class EventsApi {
   /** Creates of one account run one after the other, so two at once cannot pass the limit. */
   private readonly creating = new Map<string, Promise<unknown>>();
+  /** Creates running in this process, by webhook id: a retry with their key arriving meanwhile shares the answer. */
+  private readonly inFlight = new Map<string, Promise<CreatedWebhook>>();
 
   constructor(private readonly d: EventsApiDeps) {}
 
@@ -66,16 +81,17 @@ export class EventsApi {
     return this.d.erasures.erase(request.accountId, request.erasedAt);
   }
 
-  async createWebhook(accountId: string, body: CreateWebhookBody): Promise<CreatedWebhook> {
-    await this.checkUrl(body.url);
-    const previous = this.creating.get(accountId) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.create(accountId, body));
-    this.creating.set(accountId, run);
-    try {
-      return await run;
-    } finally {
-      if (this.creating.get(accountId) === run) this.creating.delete(accountId);
-    }
+  /**
+   * POST /v1/webhooks. With an Idempotency-Key, the key is claimed for a fresh webhook id before
+   * anything else, so a retried create (after a 504, say) answers for the first webhook, its secret
+   * included, instead of making a second one that every event would go to twice.
+   */
+  async createWebhook(command: CreateWebhookCommand): Promise<CreateWebhookReply> {
+    const { accountId, body, idempotency } = command;
+    if (!idempotency) return this.createOnce(accountId, body, newWebhookId());
+    const claim = await this.d.keys.claim(accountId, idempotency, newWebhookId());
+    if (claim.kind === 'claim') return this.createClaimed(accountId, body, idempotency.keyHash, claim.resourceId);
+    return { ...(await this.answerAgain(accountId, body, idempotency.keyHash, claim)), replayed: true };
   }
 
   listWebhooks(accountId: string): WebhookList {
@@ -144,8 +160,54 @@ export class EventsApi {
     return readStreamPage(this.d.feed, request);
   }
 
-  private async create(accountId: string, body: CreateWebhookBody): Promise<CreatedWebhook> {
-    const webhookId = `wh_${ulid()}`;
+  /** The webhook a key holds, as it is now (a rotated secret is the current one); recorded now if its first create died. */
+  private async answerAgain(accountId: string, body: CreateWebhookBody, keyHash: string, claim: Extract<ClaimDecision, { kind: 'replay' }>): Promise<CreatedWebhook> {
+    const running = this.inFlight.get(claim.resourceId);
+    if (running) return running;
+    const webhook = this.d.webhooks.get(claim.resourceId);
+    if (webhook) {
+      const owned = this.owned({ accountId, webhookId: webhook.webhookId });
+      const secret = this.d.secrets.get(owned.webhookId, owned.secretFingerprint);
+      if (secret === undefined) throw new Error(`no sealed secret for webhook ${owned.webhookId}`);
+      return { ...viewOf(owned), secret };
+    }
+    if (this.clock().getTime() - Date.parse(claim.claimedAt) < RECORDING_GRACE_MS) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The webhook for this Idempotency-Key is still being created; retry shortly.');
+    }
+    // Claimed, never recorded, not running here: its process stopped in between. The webhook is
+    // created under the bound id (once: its stream is new only once).
+    return this.createClaimed(accountId, body, keyHash, claim.resourceId);
+  }
+
+  /** A create its key was claimed for; a failure frees the key (the client got an error, not a webhook). */
+  private async createClaimed(accountId: string, body: CreateWebhookBody, keyHash: string, webhookId: string): Promise<CreatedWebhook> {
+    try {
+      return await this.createOnce(accountId, body, webhookId);
+    } catch (error) {
+      const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR';
+      await this.d.keys.release(accountId, keyHash, webhookId, code).catch((releaseError: unknown) => {
+        this.d.logger.error({ err: releaseError, webhookId }, 'could not free the Idempotency-Key of a failed webhook create');
+      });
+      throw error;
+    }
+  }
+
+  /** The URL checked, then the create, after the account's creates before it (the limit counts them). */
+  private createOnce(accountId: string, body: CreateWebhookBody, webhookId: string): Promise<CreatedWebhook> {
+    const previous = this.creating.get(accountId) ?? Promise.resolve();
+    const checked = this.checkUrl(body.url);
+    const run = Promise.all([checked, previous.catch(() => undefined)]).then(() => this.create(accountId, body, webhookId));
+    this.creating.set(accountId, run);
+    this.inFlight.set(webhookId, run);
+    const done = () => {
+      if (this.creating.get(accountId) === run) this.creating.delete(accountId);
+      this.inFlight.delete(webhookId);
+    };
+    run.then(done, done);
+    return run;
+  }
+
+  private async create(accountId: string, body: CreateWebhookBody, webhookId: string): Promise<CreatedWebhook> {
     const secret = mintWebhookSecret();
     const secretFingerprint = this.d.secrets.put(webhookId, secret);
     const command: WebhookCommand = {
@@ -181,3 +243,5 @@ export class EventsApi {
     return this.d.now?.() ?? new Date();
   }
 }
+
+const newWebhookId = (): string => `wh_${ulid()}`;

@@ -14,8 +14,7 @@ export class EventsController {
 
   @MessagePattern(S.createWebhook.subject)
   createWebhook(@Ctx() ctx: BusContext) {
-    const request = parseRequest(S.createWebhook, ctx.getMessage());
-    return this.api.createWebhook(request.accountId, request.body);
+    return this.api.createWebhook(parseRequest(S.createWebhook, ctx.getMessage()));
   }
 
   @MessagePattern(S.listWebhooks.subject)

@@ -38,7 +38,7 @@ request; error bodies repeat it as \`requestId\`. Quote it when reporting a prob
 video and audio (16 MiB) limits; a document larger than about 17 MiB must be sent as a URL. Media over its
 type's limit is 422 \`MEDIA_TOO_LARGE\` with \`details: {mediaType, limit, size}\`.
 
-**Idempotency-Key.** \`POST /v1/sessions\` and the message sends accept an \`Idempotency-Key\` header (1–255
+**Idempotency-Key.** \`POST /v1/sessions\`, \`POST /v1/webhooks\` and the message sends accept an \`Idempotency-Key\` header (1–255
 printable ASCII characters, keys are per account). The same key with the same body (field order does not
 matter) within 24 h answers for the first request and creates or sends nothing again; the same key with
 another body answers 409 \`IDEMPOTENCY_KEY_REUSED\`; a malformed key answers 400 at
@@ -47,9 +47,10 @@ code it shows now (codes rotate); once that session is no longer pending it show
 repeat answers 409 \`SESSION_NOT_PENDING\` with \`details: {status, sessionId}\`. A request that failed
 (e.g. 429) leaves the key free. The admin POSTs (\`/v1/admin/accounts\`, \`/v1/admin/accounts/{accountId}/keys\`)
 do NOT support it: their answer is a one-time API key that is never stored and cannot be replayed, so a
-request with the header answers 400 \`VALIDATION_ERROR\` at \`headers.idempotency-key\`. Neither do the
-webhook POSTs (create, secret rotation, replay, test) yet: they answer the same 400 rather than ignore the
-header, so a client is never led to believe a retried create is safe (list the webhooks before creating again).
+request with the header answers 400 \`VALIDATION_ERROR\` at \`headers.idempotency-key\`. Neither do the other
+webhook POSTs (secret rotation, replay, test): they answer the same 400 rather than ignore the header. A
+repeated webhook create answers 201 for the first webhook as it is now, with its current secret (the one
+the first answer showed, unless it was rotated since), or 404 \`WEBHOOK_NOT_FOUND\` once it was deleted.
 
 **Malformed and slow requests.** Every refusal is the same envelope with \`X-Request-Id\` and never repeats
 what was sent. A path with a bad \`%\` escape: 400 \`VALIDATION_ERROR\` at \`url\`. Bytes HTTP does not allow in

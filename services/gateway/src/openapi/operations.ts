@@ -147,9 +147,12 @@ export const OPERATION_DOCS: Readonly<Record<OperationName, OperationDoc>> = {
   'webhooks.create': {
     summary: 'Register a webhook',
     description:
-      'An HTTPS endpoint that receives the account\'s events, signed per Standard Webhooks with the secret answered here (shown once). ' +
-      'URLs that resolve to private, loopback or link-local addresses are refused.',
-    errors: ['WEBHOOK_URL_FORBIDDEN', 'WEBHOOK_LIMIT_REACHED'],
+      'An HTTPS endpoint that receives the account\'s events, signed per Standard Webhooks with the secret answered here (shown once, ' +
+      'and again to a retry with the same `Idempotency-Key`). URLs that resolve to private, loopback or link-local addresses are refused.\n\n' +
+      'A retry with the same `Idempotency-Key` and body within 24 h answers 201 for the first webhook as it is now (its current ' +
+      'secret, after a rotation) instead of making a second one; 404 `WEBHOOK_NOT_FOUND` once that webhook was deleted.',
+    errors: ['IDEMPOTENCY_KEY_REUSED', 'WEBHOOK_NOT_FOUND', 'WEBHOOK_URL_FORBIDDEN', 'WEBHOOK_LIMIT_REACHED'],
+    idempotent: true,
   },
   'webhooks.list': { summary: 'List webhooks', description: 'The account\'s webhooks, without their secrets.', errors: [] },
   'webhooks.get': { summary: 'Get a webhook', description: 'One webhook, without its secret.', errors: ['WEBHOOK_NOT_FOUND'] },
