@@ -29,6 +29,17 @@ describe('delivery queue (a real SQLite file)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('queues a page of events in one transaction: all of them in order, or none when one cannot be queued', () => {
+    deliveries.enqueueAll('wh_a', ACCOUNT, [0, 1, 2].map((n) => ({ event: event(n), sessionKey: 'ses_1' })), 1_000);
+    expect(deliveries.dueHeads('wh_a', 1_000, 10).map((h) => h.eventId)).toEqual([event(0).id]);
+    expect(deliveries.pendingCount()).toBe(3);
+    // A body that cannot be written (a BigInt does not serialise) in the middle of the page.
+    const unwritable = { ...event(11), data: { webhookId: 'wh', n: 1n } } as unknown as PublicEvent;
+    const page = [event(10), unwritable, event(12)].map((e) => ({ event: e, sessionKey: 'ses_2' }));
+    expect(() => deliveries.enqueueAll('wh_a', ACCOUNT, page, 1_000)).toThrow();
+    expect(deliveries.pendingCount()).toBe(3);
+  });
+
   it('offers one head per session, and the next of a session only once the one before it succeeded', () => {
     for (let i = 0; i < 3; i++) deliveries.enqueue('wh_a', ACCOUNT, event(i), 'ses_1', 1_000);
     deliveries.enqueue('wh_a', ACCOUNT, event(10), 'ses_2', 1_000);

@@ -62,6 +62,8 @@ export interface EventsApiDeps {
  * the URL, bounded, and one append): a claim this old whose webhook is still unrecorded lost its process.
  */
 const RECORDING_GRACE_MS = 30_000;
+/** Events a replay reads and queues at once (about 0.5-1 MB of bodies). */
+const REPLAY_PAGE = 1_000;
 
 /** Everything the events service answers on the bus, one method per subject (requests parsed). */
 export class EventsApi {
@@ -134,16 +136,28 @@ export class EventsApi {
     return this.d.deliveries.page(request.webhookId, request.status, request.limit, before);
   }
 
-  /** Past events of the window, re-queued under their own ids (oldest first, per session in order). */
-  replay(ref: WebhookRef, body: ReplayBody): ReplayResult {
+  /**
+   * Past events of the window, re-queued under their own ids (oldest first, per session in order),
+   * as the feed was when the replay began (what is recorded meanwhile goes out live). A page at a
+   * time, each in one transaction, the event loop free in between: a window of millions of events
+   * never sits in memory whole, and the first pages go out while the rest are queued.
+   */
+  async replay(ref: WebhookRef, body: ReplayBody): Promise<ReplayResult> {
     const webhook = this.owned(ref);
     const types = (body.types ?? webhook.events).filter((t) => (webhook.events as string[]).includes(t));
     const until = body.until ?? new Date().toISOString();
-    const rows = types.length === 0 ? [] : this.d.feed.window(ref.accountId, body.since, until, types);
-    const now = Date.now();
-    for (const row of rows) this.d.deliveries.enqueue(ref.webhookId, ref.accountId, row.event, row.sessionKey, now);
-    this.d.kick(ref.webhookId);
-    return { queued: rows.length };
+    if (types.length === 0) return { queued: 0 };
+    let queued = 0;
+    const page = { afterSeq: 0, untilSeq: this.d.feed.head(), limit: REPLAY_PAGE };
+    for (;;) {
+      const rows = this.d.feed.window(ref.accountId, body.since, until, types, page);
+      this.d.deliveries.enqueueAll(ref.webhookId, ref.accountId, rows, Date.now());
+      queued += rows.length;
+      if (rows.length > 0) this.d.kick(ref.webhookId);
+      if (rows.length < page.limit) return { queued };
+      page.afterSeq = rows[rows.length - 1]!.seq;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** A `webhook.test` event to this webhook only (never recorded in the account's feed). */

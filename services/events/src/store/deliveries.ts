@@ -82,6 +82,13 @@ export class DeliveryStore {
     this.insert.run({ webhook: webhookId, account: accountId, event: event.id, type: event.type, session: sessionKey, body: JSON.stringify(event), now });
   }
 
+  /** Several events for one webhook, in their order, in one transaction (all of them, or none). */
+  enqueueAll(webhookId: string, accountId: string, events: readonly { event: PublicEvent; sessionKey: string }[], now: number): void {
+    inImmediateTransaction(this.db, () => {
+      for (const { event, sessionKey } of events) this.enqueue(webhookId, accountId, event, sessionKey, now);
+    });
+  }
+
   /**
    * Each webhook with a pending head, and when its earliest head is due (epoch ms). Heads only: a
    * delivery behind a head that waits for its retry is not due, whatever its own time says.

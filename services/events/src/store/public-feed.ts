@@ -18,6 +18,13 @@ interface Row {
 
 const row = (r: Row): FeedRow => ({ seq: r.seq, accountId: r.account_id, sessionKey: r.session_id ?? '', event: JSON.parse(r.body) as PublicEvent });
 
+/** One page of the feed: rows after `afterSeq` up to `untilSeq` (the head when the reading began), at most `limit`. */
+export interface FeedPage {
+  afterSeq: number;
+  untilSeq: number;
+  limit: number;
+}
+
 export interface FeedFilter {
   types?: readonly string[] | undefined;
   sessionId?: string | undefined;
@@ -77,10 +84,11 @@ export class PublicFeed {
    * bounds are compared as the stored timestamps are written (`toISOString`, milliseconds): as
    * given, `…T10:00:00Z` sorts after `…T10:00:00.120Z`, which skipped the window's first second.
    */
-  window(accountId: string, since: string, until: string, types: readonly string[]): FeedRow[] {
+  window(accountId: string, since: string, until: string, types: readonly string[], page: FeedPage): FeedRow[] {
     const sql = `SELECT seq, account_id, session_id, body FROM public_events
-      WHERE account_id = ? AND timestamp >= ? AND timestamp <= ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq`;
+      WHERE account_id = ? AND seq > ? AND seq <= ? AND timestamp >= ? AND timestamp <= ? AND type IN (${types.map(() => '?').join(', ')})
+      ORDER BY seq LIMIT ?`;
     const [from, to] = [new Date(since).toISOString(), new Date(until).toISOString()];
-    return (this.db.prepare(sql).all(accountId, from, to, ...types) as unknown as Row[]).map(row);
+    return (this.db.prepare(sql).all(accountId, page.afterSeq, page.untilSeq, from, to, ...types, page.limit) as unknown as Row[]).map(row);
   }
 }
