@@ -1,8 +1,10 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '@switchboard/telemetry';
 import type { SessionListQueries } from '../projections/session-list/queries.js';
 import type { SessionOwnership } from '../replicas/ownership.js';
 import type { Session } from '../session/state.js';
+import type { ChatDriver } from '../chat/index.js';
 import { ConnectionManager } from './connection-manager.js';
 import type { SessionSlots } from './quota-slots.js';
 import { ConnectionRegistry } from './registry.js';
@@ -16,7 +18,7 @@ const logger = createLogger({ service: 'sessions', level: 'silent' });
 const onRecord = (status: 'pending' | 'connected') => ({ status, sessionId: SESSION, accountId: ACCOUNT }) as unknown as Session;
 
 /** A registry ending SESSION until `finish()` (the logout and the recording still to come), with a manager on it. */
-function setUp(status: 'pending' | 'connected') {
+function setUp(status: 'pending' | 'connected', driver?: () => ChatDriver) {
   let finish: () => void = () => undefined;
   const recordedEnd = new Promise<void>((resolve) => (finish = resolve));
   const executed: string[] = [];
@@ -33,9 +35,10 @@ function setUp(status: 'pending' | 'connected') {
   const slots = { release: async () => undefined } as unknown as SessionSlots;
   const registry = new ConnectionRegistry({
     commands, slots, logger, logoutTimeoutMs: 1_000,
-    forwarder: {} as never, activity: {} as never, reachability: {} as never,
+    forwarder: {} as never, activity: { forget: () => undefined } as never, reachability: {} as never,
     createDriver: (sessionId) => {
       opened.push(sessionId);
+      if (driver) return driver();
       throw new Error('no chat network here');
     },
     wipeCredentials: () => undefined,
@@ -85,5 +88,23 @@ describe('a session this process is ending is not taken up again', () => {
     await manager.adopt(SESSION, ACCOUNT);
     for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
     expect(opened).toEqual([SESSION]);
+  });
+
+  it('one its own driver reported ended (logged out) is not resumed while that driver stops', async () => {
+    let stopped: () => void = () => undefined;
+    const stopping = new Promise<void>((resolve) => (stopped = resolve));
+    // A driver whose stop takes a while (received messages still being told, saves being written).
+    const slowToStop = () => Object.assign(new EventEmitter(), { stop: () => stopping }) as unknown as ChatDriver;
+    const { registry, manager, executed, opened, finish } = setUp('connected', slowToStop);
+    const connection = registry.open(SESSION, ACCOUNT, 'linked');
+    (connection.driver as unknown as EventEmitter).emit('disconnected', { reason: 'logged_out', willReconnect: false });
+    for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
+    await manager.adopt(SESSION, ACCOUNT);
+    for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
+    stopped();
+    finish();
+    await connection.idle();
+    expect(opened).toEqual([SESSION]);
+    expect(executed).toEqual(['MarkDisconnected']);
   });
 });

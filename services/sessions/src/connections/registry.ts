@@ -245,8 +245,15 @@ export class ConnectionRegistry implements ConnectionListener {
    * so this one does not wait for that queue (it is running it); it stops, not logs out.
    */
   private async endOwn(connection: LiveConnection, command: SessionCommand): Promise<void> {
-    await this.stopHere(connection);
-    await this.end(connection, () => [command]);
+    // Ending from now on: while its driver stops, the session is neither held here nor ended on
+    // record, and must not be taken up again meanwhile (resumed, adopted).
+    this.ending.add(connection.sessionId);
+    try {
+      await this.stopHere(connection);
+      await this.end(connection, () => [command]);
+    } finally {
+      this.ending.delete(connection.sessionId);
+    }
   }
 
   failed(connection: LiveConnection, error: unknown): void {

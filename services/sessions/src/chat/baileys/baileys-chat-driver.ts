@@ -62,6 +62,8 @@ const NEXT_QR_MS = 20_000;
 const ACKS_ON_STOP_MS = 2_000;
 /** How long a stop lets received messages still on their way out (a media download) be told. */
 const INBOUND_ON_STOP_MS = 10_000;
+/** How long a stop lets the creds saves already asked for be written. */
+const CREDS_ON_STOP_MS = 3_000;
 
 interface RecentMessage {
   message: proto.IMessage;
@@ -161,6 +163,12 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.#inbound, new Promise((resolve) => (timer = setTimeout(resolve, INBOUND_ON_STOP_MS)))]);
     clearTimeout(timer);
+    // Started again meanwhile (this process keeps the session): its new socket writes on.
+    if (this.#running) return;
+    // Another replica may open the next connection at once: this one writes nothing after the
+    // saves it asked for, and a later start() reads the creds that owner left.
+    await this.#options.credentials.fence(CREDS_ON_STOP_MS);
+    if (!this.#running) this.#forgetCreds();
   }
 
   async logout(): Promise<void> {
@@ -533,10 +541,15 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     this.#sends.failAll(new ChatNetworkError('the connection closed before the network acknowledged the message', { cause }));
   }
 
-  /** Wipes the credentials (started before `disconnected` is told; resolves once they are gone). */
-  #loggedOut(): Promise<void> {
+  /** Forgets the creds in memory (what was derived from them too): read from the store at the next start. */
+  #forgetCreds(): void {
     this.#creds = undefined;
     this.#pollSecrets = undefined;
+  }
+
+  /** Wipes the credentials (started before `disconnected` is told; resolves once they are gone). */
+  #loggedOut(): Promise<void> {
+    this.#forgetCreds();
     this.#recent.clear();
     const wiped = this.#options.credentials.wipe();
     this.#disconnected('logged_out', false);

@@ -81,3 +81,40 @@ describe('Signal session records', () => {
     expect(pruneClosedSessions(bytes)).toBe(bytes);
   });
 });
+
+describe('credentials of a session let go (a handover)', () => {
+  it('writes the creds saves asked for before the fence, and nothing its old socket asks for after it; a new socket writes on', async () => {
+    const dir = tempDir();
+    const store = new SqliteCredentialsStore({ path: join(dir, 'sessions.db'), key: randomBytes(32) });
+    // A slow store: each write lands 100 ms after it was asked for.
+    const write = store.write.bind(store);
+    store.write = async (sessionId, rows) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return write(sessionId, rows);
+    };
+    const session = new SessionCredentials('ses_1', store);
+    const creds = initAuthCreds();
+    const old = session.authStateUntilWipe(creds);
+    creds.nextPreKeyId = 1;
+    old.saveCreds();
+    creds.nextPreKeyId = 2;
+    old.saveCreds();
+    await session.fence(5_000);
+    // Both saves asked for before the fence are in: the latest state is stored.
+    expect((await session.loadCreds())?.nextPreKeyId).toBe(2);
+
+    creds.nextPreKeyId = 3;
+    old.saveCreds();
+    await old.keys.set({ session: { '15551234567.0': Buffer.from('late ratchet') } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await session.loadCreds())?.nextPreKeyId).toBe(2);
+    expect(await store.read('ses_1', 'session', '15551234567.0')).toBeUndefined();
+
+    const next = session.authStateUntilWipe({ ...creds, nextPreKeyId: 4 });
+    next.saveCreds();
+    await next.keys.set({ session: { '15551234567.0': Buffer.from('new owner') } });
+    await expect.poll(async () => (await session.loadCreds())?.nextPreKeyId).toBe(4);
+    expect(await store.read('ses_1', 'session', '15551234567.0')).toBeDefined();
+    await store.close();
+  });
+});

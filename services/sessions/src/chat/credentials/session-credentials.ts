@@ -38,12 +38,14 @@ export class SessionCredentials {
   readonly #cache: BoundedMap<string, unknown>;
   /** Key values written and not yet acknowledged: read back from here, whatever the store's ordering. */
   readonly #unacknowledged = new Map<string, { value: unknown }>();
-  /** Bumped by `wipe()`: writers handed out before it go quiet. */
+  /** Bumped by `wipe()` and `fence()`: writers handed out before go quiet. */
   #generation = 0;
   /** Counts key writes: a store read that overlapped one may predate it, so it is not cached. */
   #writes = 0;
   #pendingCreds: { creds: AuthenticationCreds; current: () => boolean } | undefined;
   #savingCreds = false;
+  /** The creds saves under way (resolved when none is). */
+  #credsSaved: Promise<void> = Promise.resolve();
 
   constructor(
     readonly sessionId: string,
@@ -76,6 +78,21 @@ export class SessionCredentials {
   /** Writes (a null value deletes) rows of the driver's own; resolves once durable. */
   writeRecords(rows: readonly CredentialsRow[]): Promise<void> {
     return this.store.write(this.sessionId, rows);
+  }
+
+  /**
+   * The driver let the session go (another replica may own it from now on): the creds saves
+   * already asked for are written first (waited for up to `timeoutMs`), then the writers handed
+   * out before go quiet, so a late write of the old socket never overwrites what the next owner
+   * writes; nothing stored is removed, and what is cached is forgotten (the next socket reads the store).
+   */
+  async fence(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#credsSaved, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    this.#generation += 1;
+    this.#cache.clear();
+    this.#pendingCreds = undefined;
   }
 
   /** Forgets everything in memory at once, then removes the stored rows (resolves once removed). */
@@ -125,7 +142,7 @@ export class SessionCredentials {
     this.#pendingCreds = { creds, current };
     if (this.#savingCreds) return;
     this.#savingCreds = true;
-    void this.#drainCredsSaves().finally(() => (this.#savingCreds = false));
+    this.#credsSaved = this.#drainCredsSaves().finally(() => (this.#savingCreds = false));
   }
 
   async #drainCredsSaves(): Promise<void> {
