@@ -97,7 +97,7 @@ async function assemble(
     details: { bus: { ok: bus.isConnected() }, readModels: { ok: runner.caughtUp() } },
   });
   const keys = new IdempotencyKeys({ store, clock: () => new Date(), events: WEBHOOK_KEY_EVENTS });
-  const api = new EventsApi({ store, runner, keys, logger, webhooks, secrets, feed, deliveries, erasures, allowLoopback, resolver: o.resolver, readiness, kick: (id) => dispatcher.kick(id) });
+  const api = new EventsApi({ store, runner, keys, logger, webhooks, secrets, feed, deliveries, erasures, allowLoopback, resolver: o.resolver, readiness, kick: (id) => dispatcher.kick(id), retire: (id) => dispatcher.retireAgent(id) });
   const app = await startMicroservice(EventsModule.with(api), { bus, queue: 'events' });
   await intake.start();
   dispatcher.start();

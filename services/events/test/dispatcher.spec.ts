@@ -150,4 +150,16 @@ describe('the webhook dispatcher while deliveries wait', () => {
       await new Promise((resolve) => moved.close(resolve));
     }
   });
+
+  it("closes a webhook's idle kept-alive connections as soon as it is told the webhook moved or went, with no delivery to follow", async () => {
+    answer = { status: 204, delayMs: 0 };
+    const connections = () => new Promise<number>((resolve, reject) => receiver.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const deliveries = new DeliveryStore(db);
+    deliveries.enqueue(WEBHOOK, ACCOUNT, event(1), 'ses_1', Date.now());
+    const running = start(deliveries);
+    await expect.poll(() => received, { timeout: 5_000 }).toBe(1);
+    expect(await connections()).toBe(1);
+    running.retireAgent(WEBHOOK);
+    await expect.poll(() => connections(), { timeout: 2_000 }).toBe(0);
+  });
 });

@@ -232,8 +232,11 @@ export class Dispatcher {
     return agent;
   }
 
-  /** Closes the webhook's idle connections now, and those in use once their attempt is over (it is not cut short). */
-  private retireAgent(webhookId: string): void {
+  /**
+   * The webhook's URL changed or it was deleted: its kept-alive connections go now (idle ones), or
+   * once their attempt is over (it is not cut short), without waiting for its next delivery.
+   */
+  retireAgent(webhookId: string): void {
     const retired = this.agents.get(webhookId)?.agent;
     if (!retired) return;
     this.agents.delete(webhookId);

@@ -21,7 +21,7 @@ import type {
 import type { EventStore } from '@switchboard/eventstore';
 import type { Resolver } from '@switchboard/net-policy';
 import { checkedAddress } from '@switchboard/net-policy';
-import { eventMetadata, executeCommand, ulid } from '@switchboard/service-kit';
+import { eventMetadata, executeCommand, loadAggregate, ulid } from '@switchboard/service-kit';
 import type { ClaimDecision, IdempotencyKeys, ProjectionRunner } from '@switchboard/service-kit';
 import type { Logger } from '@switchboard/telemetry';
 import type { ContentErasures } from '../store/content-erasures.js';
@@ -35,6 +35,7 @@ import type { WebhookCommand } from '../webhook/commands.js';
 import { decide } from '../webhook/decide.js';
 import { WebhookNotFound } from '../webhook/errors.js';
 import { webhookFold } from '../webhook/fold.js';
+import type { Webhook } from '../webhook/state.js';
 import { viewOf } from '../webhook/projection.js';
 import type { WebhookQueries, WebhookRecord } from '../webhook/projection.js';
 
@@ -54,6 +55,8 @@ export interface EventsApiDeps {
   readiness: () => ReadyReply;
   /** New deliveries were queued for this webhook (replay, test). */
   kick(webhookId: string): void;
+  /** The webhook's URL changed or it was deleted: its kept-alive connections go. */
+  retire(webhookId: string): void;
   now?: () => Date;
 }
 
@@ -105,9 +108,10 @@ export class EventsApi {
   }
 
   async updateWebhook(ref: WebhookRef, body: UpdateWebhookBody): Promise<WebhookView> {
-    this.owned(ref);
+    const before = this.owned(ref).url;
     if (body.url !== undefined) await this.checkUrl(body.url);
     await this.execute(ref.webhookId, { type: 'UpdateWebhook', accountId: ref.accountId, changes: body, now: this.clock() });
+    if (body.url !== undefined && body.url !== before) this.d.retire(ref.webhookId);
     // Enabled again: what waited meanwhile goes out now, not at the dispatcher's next look.
     if (body.enabled === true) this.d.kick(ref.webhookId);
     return viewOf(this.owned(ref));
@@ -116,6 +120,7 @@ export class EventsApi {
   async deleteWebhook(ref: WebhookRef): Promise<{ deleted: true }> {
     await this.execute(ref.webhookId, { type: 'DeleteWebhook', accountId: ref.accountId, now: this.clock() });
     this.d.deliveries.failPending(ref.webhookId, 'webhook_deleted', Date.now());
+    this.d.retire(ref.webhookId);
     return { deleted: true };
   }
 
@@ -137,10 +142,12 @@ export class EventsApi {
   }
 
   /**
-   * Past events of the window, re-queued under their own ids (oldest first, per session in order),
-   * as the feed was when the replay began (what is recorded meanwhile goes out live). A page at a
-   * time, each in one transaction, the event loop free in between: a window of millions of events
-   * never sits in memory whole, and the first pages go out while the rest are queued.
+   * Past events of the window, re-queued under their own ids (oldest first among themselves, per
+   * session in order), as the feed was when the replay began. A page at a time, each in one
+   * transaction, the event loop free in between: a window of millions of events never sits in
+   * memory whole, and the first pages go out while the rest are queued. Live events recorded
+   * meanwhile are queued as they come, between pages (a replay never kept its events ahead of live
+   * ones already queued either: it re-sends the past, it does not reorder it).
    */
   async replay(ref: WebhookRef, body: ReplayBody): Promise<ReplayResult> {
     const webhook = this.owned(ref);
@@ -174,17 +181,15 @@ export class EventsApi {
     return readStreamPage(this.d.feed, request);
   }
 
-  /** The webhook a key holds, as it is now (a rotated secret is the current one); recorded now if its first create died. */
+  /**
+   * The webhook a key holds, as its stream has it now (a rotated secret is the current one; the
+   * read model may lag, or be another replica's); recorded now if its first create died.
+   */
   private async answerAgain(accountId: string, body: CreateWebhookBody, keyHash: string, claim: Extract<ClaimDecision, { kind: 'replay' }>): Promise<CreatedWebhook> {
     const running = this.inFlight.get(claim.resourceId);
     if (running) return running;
-    const webhook = this.d.webhooks.get(claim.resourceId);
-    if (webhook) {
-      const owned = this.owned({ accountId, webhookId: webhook.webhookId });
-      const secret = this.d.secrets.get(owned.webhookId, owned.secretFingerprint);
-      if (secret === undefined) throw new Error(`no sealed secret for webhook ${owned.webhookId}`);
-      return { ...viewOf(owned), secret };
-    }
+    const { state } = await loadAggregate(this.d.store, webhookStream(claim.resourceId), webhookFold);
+    if (state.status !== 'absent') return this.createdAnswer(accountId, state);
     if (this.clock().getTime() - Date.parse(claim.claimedAt) < RECORDING_GRACE_MS) {
       throw new ApiError('SERVICE_UNAVAILABLE', 'The webhook for this Idempotency-Key is still being created; retry shortly.');
     }
@@ -193,11 +198,26 @@ export class EventsApi {
     return this.createClaimed(accountId, body, keyHash, claim.resourceId);
   }
 
-  /** A create its key was claimed for; a failure frees the key (the client got an error, not a webhook). */
+  /** What a create answers for a webhook of its stream: 404 once deleted (or another account's). */
+  private createdAnswer(accountId: string, state: Webhook): CreatedWebhook {
+    if (state.status !== 'active' || state.accountId !== accountId) throw new WebhookNotFound();
+    const secret = this.d.secrets.get(state.webhookId, state.secretFingerprint);
+    if (secret === undefined) throw new Error(`no sealed secret for webhook ${state.webhookId}`);
+    const { webhookId, url, events, description, enabled, createdAt } = state;
+    return { webhookId, url, events, description, enabled, createdAt, secret };
+  }
+
+  /**
+   * A create its key was claimed for. A failure before the webhook was recorded frees the key (the
+   * client got an error, not a webhook); one after it (the read model not caught up) keeps it, so
+   * the retry answers for the webhook instead of making a second.
+   */
   private async createClaimed(accountId: string, body: CreateWebhookBody, keyHash: string, webhookId: string): Promise<CreatedWebhook> {
     try {
       return await this.createOnce(accountId, body, webhookId);
     } catch (error) {
+      const recorded = await loadAggregate(this.d.store, webhookStream(webhookId), webhookFold).then(({ state }) => state.status !== 'absent', () => true);
+      if (recorded) throw error;
       const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR';
       await this.d.keys.release(accountId, keyHash, webhookId, code).catch((releaseError: unknown) => {
         this.d.logger.error({ err: releaseError, webhookId }, 'could not free the Idempotency-Key of a failed webhook create');
@@ -206,11 +226,16 @@ export class EventsApi {
     }
   }
 
-  /** The URL checked, then the create, after the account's creates before it (the limit counts them). */
+  /**
+   * The create, after the account's creates before it (the limit counts them) have settled; its URL
+   * is checked meanwhile. A create that fails settles in its turn, never before the ones ahead of it.
+   */
   private createOnce(accountId: string, body: CreateWebhookBody, webhookId: string): Promise<CreatedWebhook> {
     const previous = this.creating.get(accountId) ?? Promise.resolve();
     const checked = this.checkUrl(body.url);
-    const run = Promise.all([checked, previous.catch(() => undefined)]).then(() => this.create(accountId, body, webhookId));
+    // Its failure is taken in the create's turn (below); meanwhile it is not an unhandled one.
+    checked.catch(() => undefined);
+    const run = previous.catch(() => undefined).then(() => checked).then(() => this.create(accountId, body, webhookId));
     this.creating.set(accountId, run);
     this.inFlight.set(webhookId, run);
     const done = () => {
@@ -228,7 +253,9 @@ export class EventsApi {
       type: 'CreateWebhook', webhookId, accountId, url: body.url, events: body.events ?? [...SUBSCRIBABLE_EVENT_TYPES],
       description: body.description ?? null, secretFingerprint, existing: this.d.webhooks.list(accountId).length, now: this.clock(),
     };
-    await this.execute(webhookId, command);
+    const { events, state } = await this.execute(webhookId, command);
+    // Recorded before (a create recovered twice at once): answered with the secret stored then.
+    if (events.length === 0) return this.createdAnswer(accountId, state);
     return { ...viewOf(this.owned({ accountId, webhookId })), secret };
   }
 

@@ -110,8 +110,9 @@ export class MessagingForwarder {
 
   /**
    * Takes nothing more; what is still in the outbox goes out after the next start (or from another
-   * replica). Resolves once the received messages being written are in the outbox (an attempt
-   * under way ends; no further one starts) and each entry being sent has its outcome in the outbox
+   * replica). Resolves once the received messages being written are in the outbox or given up (an
+   * attempt under way ends, and a pause between attempts is cut short: one last attempt is made) and
+   * each entry being sent has its outcome in the outbox
    * (within the 5 s request timeout): close the outbox after that, or an entry another replica
    * could send at once waits for the shared outbox's ack wait.
    */

@@ -159,15 +159,14 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     // Baileys' end() drops every 'close' listener of its socket before closing it: watched by state instead.
     const giveUpAt = performance.now() + 3_000;
     while (socket && !socket.ws.isClosed && performance.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Another replica may open the next connection at once: the closed socket writes nothing more
+    // (the creds saves it asked for are written first), and a later start() reads the store.
+    // Started again meanwhile (this process keeps the session): nothing to fence.
+    if (!this.#running) await this.#options.credentials.fence(CREDS_ON_STOP_MS);
     // The network was told they arrived and never sends them again: told now, or lost.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.#inbound, new Promise((resolve) => (timer = setTimeout(resolve, INBOUND_ON_STOP_MS)))]);
     clearTimeout(timer);
-    // Started again meanwhile (this process keeps the session): its new socket writes on.
-    if (this.#running) return;
-    // Another replica may open the next connection at once: this one writes nothing after the
-    // saves it asked for, and a later start() reads the creds that owner left.
-    await this.#options.credentials.fence(CREDS_ON_STOP_MS);
     if (!this.#running) this.#forgetCreds();
   }
 

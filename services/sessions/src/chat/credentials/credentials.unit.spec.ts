@@ -83,15 +83,19 @@ describe('Signal session records', () => {
 });
 
 describe('credentials of a session let go (a handover)', () => {
-  it('writes the creds saves asked for before the fence, and nothing its old socket asks for after it; a new socket writes on', async () => {
-    const dir = tempDir();
-    const store = new SqliteCredentialsStore({ path: join(dir, 'sessions.db'), key: randomBytes(32) });
-    // A slow store: each write lands 100 ms after it was asked for.
+  /** A store whose writes each land 100 ms after they were asked for. */
+  function slowStore(): SqliteCredentialsStore {
+    const store = new SqliteCredentialsStore({ path: join(tempDir(), 'sessions.db'), key: randomBytes(32) });
     const write = store.write.bind(store);
     store.write = async (sessionId, rows) => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       return write(sessionId, rows);
     };
+    return store;
+  }
+
+  it('writes the creds saves asked for before the fence, and nothing its old socket asks for after it', async () => {
+    const store = slowStore();
     const session = new SessionCredentials('ses_1', store);
     const creds = initAuthCreds();
     const old = session.authStateUntilWipe(creds);
@@ -109,10 +113,19 @@ describe('credentials of a session let go (a handover)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await session.loadCreds())?.nextPreKeyId).toBe(2);
     expect(await store.read('ses_1', 'session', '15551234567.0')).toBeUndefined();
+    await store.close();
+  });
 
-    const next = session.authStateUntilWipe({ ...creds, nextPreKeyId: 4 });
+  it('lets a socket handed out while the fence waits write on (started again meanwhile)', async () => {
+    const store = slowStore();
+    const session = new SessionCredentials('ses_1', store);
+    const old = session.authStateUntilWipe({ ...initAuthCreds(), nextPreKeyId: 1 });
+    old.saveCreds();
+    const fencing = session.fence(5_000);
+    const next = session.authStateUntilWipe({ ...initAuthCreds(), nextPreKeyId: 4 });
     next.saveCreds();
-    await next.keys.set({ session: { '15551234567.0': Buffer.from('new owner') } });
+    await next.keys.set({ session: { '15551234567.0': Buffer.from('same process, new socket') } });
+    await fencing;
     await expect.poll(async () => (await session.loadCreds())?.nextPreKeyId).toBe(4);
     expect(await store.read('ses_1', 'session', '15551234567.0')).toBeDefined();
     await store.close();

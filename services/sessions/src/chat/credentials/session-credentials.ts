@@ -8,6 +8,12 @@ import { isNeverGeneratedPreKey, newDeviceCreds } from './first-pre-key-batch.js
 import { pruneClosedSessions } from './prune-closed-sessions.js';
 
 type KeyType = keyof SignalDataTypeMap;
+
+/** What one socket may still do: write (keys, creds saves), and have its queued creds saves written. */
+interface SocketWriter {
+  writes: boolean;
+  saves: boolean;
+}
 type KeysOf<T extends KeyType> = { [id: string]: SignalDataTypeMap[T] };
 
 /** How many Signal keys one session keeps decrypted in memory; the rest stay in the store. */
@@ -38,7 +44,7 @@ export class SessionCredentials {
   readonly #cache: BoundedMap<string, unknown>;
   /** Key values written and not yet acknowledged: read back from here, whatever the store's ordering. */
   readonly #unacknowledged = new Map<string, { value: unknown }>();
-  /** Bumped by `wipe()` and `fence()`: writers handed out before go quiet. */
+  /** Bumped by `wipe()`: writers handed out before it go quiet. */
   #generation = 0;
   /** Counts key writes: a store read that overlapped one may predate it, so it is not cached. */
   #writes = 0;
@@ -46,6 +52,8 @@ export class SessionCredentials {
   #savingCreds = false;
   /** The creds saves under way (resolved when none is). */
   #credsSaved: Promise<void> = Promise.resolve();
+  /** The sockets' writers handed out since the last `fence()`. */
+  readonly #writers = new Set<SocketWriter>();
 
   constructor(
     readonly sessionId: string,
@@ -81,18 +89,22 @@ export class SessionCredentials {
   }
 
   /**
-   * The driver let the session go (another replica may own it from now on): the creds saves
-   * already asked for are written first (waited for up to `timeoutMs`), then the writers handed
-   * out before go quiet, so a late write of the old socket never overwrites what the next owner
-   * writes; nothing stored is removed, and what is cached is forgotten (the next socket reads the store).
+   * The driver let the session go (another replica may own it from now on). The sockets handed
+   * out so far write nothing more from now on, and the creds saves they asked for before are
+   * written first (waited for up to `timeoutMs`; what is still queued then is dropped), so a late
+   * write of an old socket never overwrites what the next owner writes. A key write already on its
+   * way to the store still lands. Nothing stored is removed; what is cached is forgotten (the next
+   * socket reads the store). A socket handed out while this waits is not affected.
    */
   async fence(timeoutMs: number): Promise<void> {
+    const fenced = [...this.#writers];
+    this.#writers.clear();
+    for (const writer of fenced) writer.writes = false;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.#credsSaved, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    this.#generation += 1;
+    for (const writer of fenced) writer.saves = false;
     this.#cache.clear();
-    this.#pendingCreds = undefined;
   }
 
   /** Forgets everything in memory at once, then removes the stored rows (resolves once removed). */
@@ -112,12 +124,15 @@ export class SessionCredentials {
    */
   authStateUntilWipe(creds: AuthenticationCreds): { creds: AuthenticationCreds; keys: SignalKeyStore; saveCreds: () => void } {
     const generation = this.#generation;
-    const current = () => generation === this.#generation;
+    const writer: SocketWriter = { writes: true, saves: true };
+    this.#writers.add(writer);
+    const writes = () => generation === this.#generation && writer.writes;
+    const saves = () => generation === this.#generation && writer.saves;
     const existing = (type: KeyType, ids: string[]) => (type === 'pre-key' ? ids.filter((id) => !isNeverGeneratedPreKey(creds, id)) : ids);
     return {
       creds,
-      keys: { get: (type, ids) => this.#getKeys(type, existing(type, ids)), set: (data) => (current() ? this.#setKeys(data) : undefined) },
-      saveCreds: () => (current() ? this.#saveLatest(creds, current) : undefined),
+      keys: { get: (type, ids) => this.#getKeys(type, existing(type, ids)), set: (data) => (writes() ? this.#setKeys(data) : undefined) },
+      saveCreds: () => (writes() ? this.#saveLatest(creds, saves) : undefined),
     };
   }
 

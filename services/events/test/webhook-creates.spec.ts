@@ -15,10 +15,10 @@ const ACCOUNT = 'acc_01JD8Z5W3X4Y5Z6A7B8C9D0E1F';
 const keyOf = (key: string, body: CreateWebhookBody): IdempotencyRef => ({ keyHash: idempotencyKeyHash(key), requestHash: idempotencyRequestHash(CREATE_WEBHOOK_KIND, body) });
 
 /**
- * Nothing here connects anywhere: host names are answered by the test's resolver, and a create
- * only checks its URL's addresses.
+ * Webhook creates. Nothing here connects anywhere: host names are answered by the test's resolver,
+ * and a create only checks its URL's addresses.
  */
-describe('a webhook create with an Idempotency-Key', () => {
+describe('webhook creates', () => {
   let dataDir: string;
   let bus: InProcessBus;
   let events: RunningEventsService;
@@ -85,5 +85,16 @@ describe('a webhook create with an Idempotency-Key', () => {
     await events.api.deleteWebhook({ accountId: ACCOUNT, webhookId: first.webhookId });
     await expect(create('hook-6', body)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
     expect(events.api.listWebhooks(ACCOUNT).webhooks).toEqual([]);
+  });
+
+  it('keeps an account at its limit of 10 when creates race, one of them refused for its URL', async () => {
+    for (let n = 0; n < 9; n++) await events.api.createWebhook({ accountId: ACCOUNT, body: { url: `https://hooks.example.test/${n}` } });
+    const outcomes = await Promise.allSettled([
+      events.api.createWebhook({ accountId: ACCOUNT, body: { url: 'https://hooks.example.test/a' } }),
+      events.api.createWebhook({ accountId: ACCOUNT, body: { url: 'https://inside.example.test/b' } }),
+      events.api.createWebhook({ accountId: ACCOUNT, body: { url: 'https://hooks.example.test/c' } }),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'created' : (o.reason as { code: string }).code))).toEqual(['created', 'WEBHOOK_URL_FORBIDDEN', 'WEBHOOK_LIMIT_REACHED']);
+    expect(events.api.listWebhooks(ACCOUNT).webhooks).toHaveLength(10);
   });
 });
