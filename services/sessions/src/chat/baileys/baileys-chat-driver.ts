@@ -21,6 +21,7 @@ import type {
   TextOptions,
 } from '../driver.js';
 import { BoundedMap } from '../bounded-map.js';
+import { settledWithin } from '../settled-within.js';
 import { ChatNetworkError, NotConnectedError } from '../errors.js';
 import { classifyNetworkFailure, versionRejected, type NetworkFailure } from '../network-failure.js';
 import type { SessionCredentials } from '../credentials/session-credentials.js';
@@ -164,9 +165,7 @@ export class BaileysChatDriver extends EventEmitter<ChatDriverEventMap> implemen
     // Started again meanwhile (this process keeps the session): nothing to fence.
     if (!this.#running) await this.#options.credentials.fence(CREDS_ON_STOP_MS);
     // The network was told they arrived and never sends them again: told now, or lost.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.#inbound, new Promise((resolve) => (timer = setTimeout(resolve, INBOUND_ON_STOP_MS)))]);
-    clearTimeout(timer);
+    await settledWithin(this.#inbound, INBOUND_ON_STOP_MS);
     if (!this.#running) this.#forgetCreds();
   }
 

@@ -3,6 +3,7 @@ import { BufferJSON, proto } from '@whiskeysockets/baileys';
 import type { AuthenticationCreds, SignalDataSet, SignalDataTypeMap, SignalKeyStore } from '@whiskeysockets/baileys';
 import { SecretDecryptionError } from '@switchboard/service-kit';
 import { BoundedMap } from '../bounded-map.js';
+import { settledWithin } from '../settled-within.js';
 import { CREDS_KIND, type CredentialsRow, type CredentialsStore } from './credentials-store.js';
 import { isNeverGeneratedPreKey, newDeviceCreds } from './first-pre-key-batch.js';
 import { pruneClosedSessions } from './prune-closed-sessions.js';
@@ -100,9 +101,7 @@ export class SessionCredentials {
     const fenced = [...this.#writers];
     this.#writers.clear();
     for (const writer of fenced) writer.writes = false;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.#credsSaved, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    await settledWithin(this.#credsSaved, timeoutMs);
     for (const writer of fenced) writer.saves = false;
     this.#cache.clear();
   }
